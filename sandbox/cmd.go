@@ -1,0 +1,629 @@
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/docketjudge/docket/sandbox/cgroup"
+	"github.com/docketjudge/docket/sandbox/mount"
+	"github.com/docketjudge/docket/sandbox/nsinit"
+	"github.com/docketjudge/docket/sandbox/rlimit"
+	"github.com/docketjudge/docket/sandbox/seccomp"
+	"golang.org/x/sys/unix"
+)
+
+// BoxDir is where the box appears inside the sandbox.
+const BoxDir = "/box"
+
+// BaseEnv is the whole environment of a target before Cmd.Env: nothing of
+// the worker's environment (NATS credentials) reaches a run.
+var BaseEnv = []string{
+	"PATH=/usr/local/bin:/usr/bin:/bin",
+	"HOME=" + BoxDir,
+	"TMPDIR=/tmp",
+	"LANG=C.UTF-8",
+	"ONLINE_JUDGE=1",
+}
+
+// Cmd is one sandboxed process. Set the fields, then Run, or Start and Wait.
+type Cmd struct {
+	Slot *Slot
+	// Args holds argv; Args[0] is found in the working directory when it
+	// contains a slash, else on the sandbox's PATH.
+	Args []string
+	// Env is added to BaseEnv ("KEY=value"; a later entry wins).
+	Env []string
+	// Dir is the working directory inside the sandbox; default /box.
+	Dir string
+	// Box is the host directory mounted read-write at /box. Empty: a fresh
+	// box owned by the slot's uid, removed after the run.
+	Box string
+	// Binds are extra read-only directories (a language's toolchain).
+	Binds []mount.Bind
+	// Stdin: nil reads /dev/null. An *os.File is passed as is.
+	Stdin io.Reader
+	// Stdout, Stderr: an *os.File is passed as is (a file is capped by
+	// FileSize; a pipe to another sandbox is not capped). Any other writer
+	// gets the output through a pipe capped at Limits.Stdout / Limits.Stderr;
+	// nil keeps it in Result.Stdout / Result.Stderr.
+	Stdout io.Writer
+	Stderr io.Writer
+	Limits Limits
+	// Network keeps the host's network (no network namespace, sockets allowed).
+	Network bool
+	// Trusted runs the process under the slot's trusted uid: for the
+	// problem's own checkers and interactors.
+	Trusted bool
+
+	// set by Start
+	started  bool
+	lim      Limits
+	proc     *exec.Cmd
+	group    cgroup.Group
+	tmpBox   string
+	start    time.Time
+	done     chan struct{}
+	copiers  sync.WaitGroup
+	closers  []io.Closer
+	stdout   *capped
+	stderr   *capped
+	killMu   sync.Mutex
+	killed   Status
+	killSrc  string
+	setupErr string
+	timer    *time.Timer
+	debugRec debugRecord
+}
+
+// Run starts the command and waits for it.
+func (c *Cmd) Run() (*Result, error) {
+	if err := c.Start(); err != nil {
+		return nil, err
+	}
+	return c.Wait()
+}
+
+// SetupError is a failure of the sandbox itself before the target ran.
+// Start returns it; the Result of such a run has Status SE.
+type SetupError struct {
+	Stage string
+	Err   error
+}
+
+func (e *SetupError) Error() string { return "sandbox: " + e.Stage + ": " + e.Err.Error() }
+func (e *SetupError) Unwrap() error { return e.Err }
+
+// Start launches the helper, lets it apply every layer, moves it into the
+// run's cgroup and releases it into execve.
+func (c *Cmd) Start() (err error) {
+	if c.started {
+		return errors.New("sandbox: Cmd already started")
+	}
+	c.started = true
+	if c.Slot == nil {
+		return errors.New("sandbox: Cmd has no Slot")
+	}
+	if len(c.Args) == 0 {
+		return errors.New("sandbox: Cmd has no Args")
+	}
+	sb := c.Slot.sb
+	caps := sb.caps
+	c.lim = c.Limits.withDefaults()
+	c.done = make(chan struct{})
+	c.debugRec = debugRecord{Argv: c.Args, Level: caps.Level.String(), Slot: c.Slot.N, Trusted: c.Trusted}
+	defer func() {
+		if err != nil {
+			c.cleanup()
+			c.debugRec.Error = err.Error()
+			sb.debug.write(c.debugRec)
+		}
+	}()
+
+	uid, gid := c.Slot.UID, c.Slot.GID
+	if c.Trusted {
+		uid, gid = c.Slot.TrustedUID, c.Slot.TrustedUID
+	}
+	seq := c.Slot.nextSeq()
+	box := c.Box
+	if box == "" {
+		box = filepath.Join(sb.boxes, fmt.Sprintf("s%d-p%d-%d", c.Slot.N, os.Getpid(), seq))
+		if err := os.Mkdir(box, 0o700); err != nil {
+			return &SetupError{"box", err}
+		}
+		c.tmpBox = box
+		if caps.UIDSwitch {
+			if err := os.Chown(box, uid, gid); err != nil {
+				return &SetupError{"box", err}
+			}
+		}
+	}
+
+	// The request: everything the helper will do.
+	req := &nsinit.Request{
+		Argv: c.Args,
+		Env:  mergeEnv(BaseEnv, c.Env),
+		Dir:  c.Dir,
+		UID:  -1, GID: -1,
+	}
+	has := func(ns string) bool {
+		for _, n := range caps.Namespaces {
+			if n == ns {
+				return true
+			}
+		}
+		return false
+	}
+	flags := caps.cloneflags
+	if c.Network {
+		flags &^= unix.CLONE_NEWNET
+	}
+	if has("mnt") && has("pid") {
+		binds := append([]mount.Bind{}, sb.cfg.Binds...)
+		binds = append(binds, c.Binds...)
+		binds = append(binds, mount.Bind{Source: box, Target: BoxDir, Writable: true})
+		req.Rootfs = &mount.Rootfs{
+			MountPoint: sb.root, Binds: binds, TmpSize: c.lim.TmpSize, Proc: true,
+			DevByBind: !caps.Root, Masks: sb.masks,
+		}
+		if req.Dir == "" {
+			req.Dir = BoxDir
+		}
+	} else if req.Dir == "" {
+		req.Dir = box
+	}
+	if has("uts") {
+		req.Hostname = "docket"
+	}
+	if caps.UIDSwitch {
+		req.UID, req.GID = uid, gid
+	}
+	useCgroup := sb.cg != nil
+	rl := rlimit.Set{
+		CPU: c.lim.CPUTime, AddressSpace: c.lim.AddressSpace, Stack: c.lim.Stack,
+		FileSize: c.lim.FileSize, OpenFiles: c.lim.OpenFiles,
+	}
+	if !caps.cgroups.Usable(cgroup.Pids) && caps.UIDSwitch {
+		rl.Processes = int(c.lim.tasks()) // fallback: the uid is the slot's alone
+	}
+	req.Rlimits = rl.Limits()
+	if caps.Seccomp {
+		progs, err := seccomp.Build(seccomp.Options{SingleProcess: c.lim.Processes <= 1, NoNetwork: !c.Network})
+		if err != nil {
+			return &SetupError{"seccomp", err}
+		}
+		req.Seccomp = progs
+	}
+
+	if useCgroup {
+		name := fmt.Sprintf("s%d-p%d-%d", c.Slot.N, os.Getpid(), seq)
+		if c.Trusted {
+			name += "t"
+		}
+		c.group, err = sb.cg.New(name, cgroup.Spec{MemoryBytes: c.lim.Memory, Pids: c.lim.tasks(), CPUs: c.lim.CPUs})
+		if err != nil {
+			return &SetupError{"cgroup", err}
+		}
+	}
+
+	// Pipes: request+release, status, and stdio.
+	reqR, reqW, err := os.Pipe()
+	if err != nil {
+		return &SetupError{"pipe", err}
+	}
+	statR, statW, err := os.Pipe()
+	if err != nil {
+		reqR.Close()
+		reqW.Close()
+		return &SetupError{"pipe", err}
+	}
+	c.closers = append(c.closers, reqW, statR)
+	childFiles := []*os.File{reqR, statW}
+	stdin, stdout, stderr, err := c.stdio(&childFiles)
+	if err != nil {
+		closeAll(childFiles)
+		return &SetupError{"stdio", err}
+	}
+
+	proc := exec.Command("/proc/self/exe")
+	proc.Args = []string{nsinit.Arg0}
+	proc.Env = []string{}
+	proc.Stdin, proc.Stdout, proc.Stderr = stdin, stdout, stderr
+	proc.ExtraFiles = []*os.File{reqR, statW}
+	proc.SysProcAttr = &syscall.SysProcAttr{Cloneflags: flags, Pdeathsig: syscall.SIGKILL, Setpgid: !has("pid")}
+	if !caps.Root && caps.UserNS {
+		proc.SysProcAttr.Cloneflags |= unix.CLONE_NEWUSER
+		proc.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}}
+		proc.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}}
+		proc.SysProcAttr.Credential = &syscall.Credential{Uid: 0, Gid: 0}
+	}
+	err = proc.Start()
+	closeAll(childFiles) // the child has its copies
+	if err != nil {
+		return &SetupError{"start helper", err}
+	}
+	c.proc = proc
+
+	fail := func(stage string, err error) error {
+		proc.Process.Kill()
+		proc.Wait()
+		return &SetupError{stage, err}
+	}
+	if err := nsinit.WriteRequest(reqW, req); err != nil {
+		return fail("send request", err)
+	}
+	statR.SetReadDeadline(time.Now().Add(10 * time.Second))
+	kind, msg, err := readStatus(statR)
+	if err != nil {
+		return fail("helper", err)
+	}
+	if kind != nsinit.Ready {
+		return fail("helper", errors.New(msg))
+	}
+	if c.group != nil {
+		// Moved only now: v1 and v2 charge pages where they were faulted,
+		// so the helper's own memory stays with docket, not the target.
+		if err := c.group.AddProc(proc.Process.Pid); err != nil {
+			return fail("cgroup add", err)
+		}
+	}
+	c.start = time.Now()
+	if _, err := reqW.Write([]byte{1}); err != nil {
+		return fail("release", err)
+	}
+	statR.SetReadDeadline(time.Now().Add(10 * time.Second))
+	kind, msg, err = readStatus(statR)
+	if err == nil && kind == nsinit.ExecError {
+		c.setupErr = msg
+	} else if err != nil && !errors.Is(err, io.EOF) {
+		return fail("exec", err)
+	}
+	// Watchdogs: wall clock and CPU (the rlimit is only a backstop).
+	c.timer = time.AfterFunc(c.lim.WallTime, func() { c.kill(TLE, SourceWall) })
+	if c.group != nil && caps.cgroups.Usable(cgroup.CPU) {
+		go c.watchCPU()
+	}
+	return nil
+}
+
+// stdio turns the Cmd's reader and writers into files for the child.
+func (c *Cmd) stdio(childFiles *[]*os.File) (in, out, errf *os.File, err error) {
+	switch r := c.Stdin.(type) {
+	case nil:
+		in, err = os.Open(os.DevNull)
+		if err != nil {
+			return
+		}
+		*childFiles = append(*childFiles, in)
+	case *os.File:
+		in = r
+	default:
+		pr, pw, e := os.Pipe()
+		if e != nil {
+			return nil, nil, nil, e
+		}
+		in = pr
+		*childFiles = append(*childFiles, pr)
+		c.copiers.Add(1)
+		go func() {
+			defer c.copiers.Done()
+			io.Copy(pw, r) // EPIPE when the target stops reading: fine
+			pw.Close()
+		}()
+	}
+	mk := func(w io.Writer, limit int64, src string) (*os.File, *capped, error) {
+		if f, ok := w.(*os.File); ok {
+			return f, nil, nil
+		}
+		pr, pw, e := os.Pipe()
+		if e != nil {
+			return nil, nil, e
+		}
+		*childFiles = append(*childFiles, pw)
+		cp := &capped{w: w, limit: limit, onOver: func() { c.kill(OLE, src) }}
+		c.copiers.Add(1)
+		go func() {
+			defer c.copiers.Done()
+			cp.drain(pr)
+			pr.Close()
+		}()
+		return pw, cp, nil
+	}
+	out, c.stdout, err = mk(c.Stdout, c.lim.Stdout, SourceOutput)
+	if err != nil {
+		return
+	}
+	errf, c.stderr, err = mk(c.Stderr, c.lim.Stderr, SourceStderr)
+	return
+}
+
+// capped copies a pipe into a writer (or its own buffer) and calls onOver
+// as soon as more than limit bytes arrive: a cap that holds on pipes, where
+// RLIMIT_FSIZE does not apply.
+type capped struct {
+	w      io.Writer
+	buf    bytes.Buffer
+	limit  int64
+	n      int64
+	over   bool
+	onOver func()
+}
+
+func (cp *capped) drain(r io.Reader) {
+	b := make([]byte, 64<<10)
+	for {
+		n, err := r.Read(b)
+		if n > 0 && !cp.over {
+			keep := int64(n)
+			if cp.n+keep > cp.limit {
+				keep = cp.limit - cp.n
+				cp.over = true
+			}
+			if keep > 0 {
+				if cp.w != nil {
+					cp.w.Write(b[:keep])
+				} else {
+					cp.buf.Write(b[:keep])
+				}
+			}
+			cp.n += keep
+			if cp.over {
+				cp.onOver()
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func readStatus(r io.Reader) (byte, string, error) {
+	b := make([]byte, 4096)
+	n, err := r.Read(b)
+	if n == 0 {
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		return 0, "", err
+	}
+	if b[0] != nsinit.Ready {
+		// An error message: read it whole.
+		rest, _ := io.ReadAll(io.LimitReader(r, 64<<10))
+		return b[0], string(b[1:n]) + string(rest), nil
+	}
+	return b[0], "", nil
+}
+
+// kill ends the whole tree and records why, once: the first limit hit is
+// the one reported.
+func (c *Cmd) kill(status Status, source string) {
+	c.killMu.Lock()
+	if c.killed == "" {
+		c.killed, c.killSrc = status, source
+	}
+	c.killMu.Unlock()
+	c.killTree()
+}
+
+func (c *Cmd) killTree() {
+	if c.proc == nil || c.proc.Process == nil {
+		return
+	}
+	// The target is PID 1 of its namespace: its death kills every process
+	// in it. Without a pid namespace, the process group and the cgroup.
+	c.proc.Process.Signal(syscall.SIGKILL)
+	if c.proc.SysProcAttr.Setpgid {
+		syscall.Kill(-c.proc.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// watchCPU polls the cgroup's CPU time, sleeping as long as the remaining
+// budget allows at full speed on every CPU, so a run is stopped within a few
+// milliseconds of its limit with few reads.
+func (c *Cmd) watchCPU() {
+	limit := c.lim.CPUTime
+	ncpu := time.Duration(ncpus())
+	for {
+		used, err := c.group.CPUUsage()
+		if err == nil && used > limit {
+			c.kill(TLE, SourceCPU)
+			return
+		}
+		sleep := (limit - used) / ncpu
+		if sleep < 2*time.Millisecond {
+			sleep = 2 * time.Millisecond
+		} else if sleep > 100*time.Millisecond {
+			sleep = 100 * time.Millisecond
+		}
+		select {
+		case <-c.done:
+			return
+		case <-time.After(sleep):
+		}
+	}
+}
+
+// Wait waits for the tree to end, measures it, classifies it and removes
+// every trace of the run.
+func (c *Cmd) Wait() (*Result, error) {
+	if c.proc == nil {
+		return nil, errors.New("sandbox: Cmd not started")
+	}
+	werr := c.proc.Wait()
+	wall := time.Since(c.start)
+	close(c.done)
+	c.timer.Stop()
+	res := &Result{WallTime: wall}
+	var ps *os.ProcessState = c.proc.ProcessState
+	if ps == nil {
+		res.Status, res.Source, res.Error = SE, SourceSandbox, "wait: "+fmt.Sprint(werr)
+	}
+	// Leftovers (only possible without a pid namespace) are killed before
+	// the pipes can close and the cgroup can go.
+	c.sweep()
+	c.copiers.Wait()
+	if c.stdout != nil {
+		res.Stdout = c.stdout.buf.Bytes()
+	}
+	if c.stderr != nil {
+		res.Stderr = c.stderr.buf.Bytes()
+	}
+	var st cgroup.Stats
+	var stErr error
+	if c.group != nil {
+		st, stErr = c.group.Stats()
+	}
+	if ps != nil {
+		ws := ps.Sys().(syscall.WaitStatus)
+		res.ExitCode = ws.ExitStatus()
+		if ws.Signaled() {
+			res.Signal = int(ws.Signal())
+			res.ExitCode = 0
+		}
+		if c.group != nil && stErr == nil {
+			res.CPUTime, res.UserTime, res.SysTime, res.Memory = st.CPU, st.User, st.System, st.MemoryPeak
+		} else if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+			// No cgroup: rusage of the direct child only (includes the
+			// helper's pre-exec memory; reported as a missing layer).
+			res.UserTime = time.Duration(ru.Utime.Nano())
+			res.SysTime = time.Duration(ru.Stime.Nano())
+			res.CPUTime = res.UserTime + res.SysTime
+			res.Memory = ru.Maxrss << 10
+		}
+		c.classify(res, st)
+	}
+	if c.setupErr != "" {
+		res.Status, res.Source, res.Error = SE, SourceSandbox, c.setupErr
+		res.ExitCode, res.Signal = 0, 0
+	}
+	if stErr != nil && res.Status != SE {
+		res.Status, res.Source, res.Error = SE, SourceSandbox, "cgroup stats: "+stErr.Error()
+	}
+	if err := c.cleanup(); err != nil && res.Status != SE {
+		res.Status, res.Source, res.Error = SE, SourceSandbox, err.Error()
+	}
+	c.debugRec.Status, c.debugRec.Source, c.debugRec.Error = string(res.Status), res.Source, res.Error
+	c.Slot.sb.debug.write(c.debugRec)
+	return res, nil
+}
+
+// classify applies the precedence of limits: a kill docket ordered first
+// (it happened first), then the kernel's OOM kill, CPU time over the limit
+// (the rlimit backstop, or a run that finished just over it), file size,
+// seccomp, other signals, the exit code.
+func (c *Cmd) classify(res *Result, st cgroup.Stats) {
+	c.killMu.Lock()
+	killed, src := c.killed, c.killSrc
+	c.killMu.Unlock()
+	switch {
+	case killed != "":
+		res.Status, res.Source = killed, src
+	case st.OOMKills > 0:
+		res.Status, res.Source = MLE, SourceMemory
+	case res.CPUTime > c.lim.CPUTime:
+		res.Status, res.Source = TLE, SourceCPU
+	case res.Signal == int(syscall.SIGXFSZ):
+		res.Status, res.Source = OLE, SourceFileSize
+	case res.Signal == int(syscall.SIGSYS):
+		res.Status, res.Source = RE, SourceSeccomp
+	case res.Signal == int(syscall.SIGKILL) && c.group != nil && st.MemoryPeak >= c.lim.Memory:
+		res.Status, res.Source = MLE, SourceMemory
+	case res.Signal != 0:
+		res.Status, res.Source = RE, SourceSignal
+	case res.ExitCode != 0:
+		res.Status, res.Source = RE, SourceExitCode
+	default:
+		res.Status = OK
+	}
+}
+
+// sweep kills whatever is still in the run's cgroup. Everything there was
+// started by this run, so killing it never touches a foreign process.
+func (c *Cmd) sweep() {
+	if c.group == nil {
+		return
+	}
+	for i := 0; i < 200; i++ {
+		pids, err := c.group.Procs()
+		if err != nil || len(pids) == 0 {
+			return
+		}
+		for _, p := range pids {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// cleanup removes the cgroup and the temporary box.
+func (c *Cmd) cleanup() error {
+	var errs []string
+	for _, cl := range c.closers {
+		cl.Close()
+	}
+	c.closers = nil
+	if c.group != nil {
+		var err error
+		for i := 0; i < 100; i++ {
+			if err = c.group.Delete(); err == nil {
+				break
+			}
+			c.sweep()
+			time.Sleep(time.Millisecond)
+		}
+		if err != nil {
+			errs = append(errs, "remove cgroup: "+err.Error())
+		}
+		c.group = nil
+	}
+	if c.tmpBox != "" {
+		if err := os.RemoveAll(c.tmpBox); err != nil {
+			errs = append(errs, "remove box: "+err.Error())
+		}
+		c.tmpBox = ""
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+func closeAll(fs []*os.File) {
+	for _, f := range fs {
+		f.Close()
+	}
+}
+
+// mergeEnv appends extra to base; a later KEY wins.
+func mergeEnv(base, extra []string) []string {
+	idx := map[string]int{}
+	var out []string
+	for _, kv := range append(append([]string{}, base...), extra...) {
+		k, _, _ := strings.Cut(kv, "=")
+		if i, ok := idx[k]; ok {
+			out[i] = kv
+			continue
+		}
+		idx[k] = len(out)
+		out = append(out, kv)
+	}
+	return out
+}
+
+var ncpuOnce = sync.OnceValue(func() int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err == nil && set.Count() > 0 {
+		return set.Count()
+	}
+	return 1
+})
+
+func ncpus() int { return ncpuOnce() }

@@ -1,0 +1,77 @@
+package sandbox
+
+import "time"
+
+// Limits bound one run. The zero value is safe: every unset field gets
+// the default below, never "unlimited".
+type Limits struct {
+	CPUTime  time.Duration // user+system CPU of the whole tree; default 10s
+	WallTime time.Duration // monotonic wall clock from release; default 2×CPUTime+1s
+	Memory   int64         // bytes, enforced by the memory cgroup (swap off); default 256 MiB
+
+	// Processes is the number of processes the run may have. 1 (the
+	// default) refuses fork, vfork and non-thread clone with EPERM while
+	// threads still work. Above 1 the pids cgroup allows Processes tasks
+	// (threads count, as in isolate's --processes).
+	Processes int
+	// Threads bounds the tasks (threads) of a single-process run; default 64.
+	Threads int
+
+	Stdout int64 // bytes of stdout before OLE (pipes and files); default 64 MiB
+	Stderr int64 // bytes of stderr kept and allowed; default 1 MiB
+	// FileSize is RLIMIT_FSIZE, the largest file the run may write
+	// (SIGXFSZ → OLE "file_size"); default Stdout.
+	FileSize     int64
+	OpenFiles    int   // RLIMIT_NOFILE; default 64
+	Stack        int64 // RLIMIT_STACK; default Memory
+	AddressSpace int64 // RLIMIT_AS; default none: it breaks the JVM, Go and ASan
+	TmpSize      int64 // size of the private /tmp (charged to Memory as well); default 16 MiB
+	// CPUs pins the run with a cpuset ("1", "0-1"); "" leaves it unpinned.
+	CPUs string
+}
+
+// withDefaults fills every unset field.
+func (l Limits) withDefaults() Limits {
+	if l.CPUTime <= 0 {
+		l.CPUTime = 10 * time.Second
+	}
+	if l.WallTime <= 0 {
+		l.WallTime = 2*l.CPUTime + time.Second
+	}
+	if l.Memory <= 0 {
+		l.Memory = 256 << 20
+	}
+	if l.Processes <= 0 {
+		l.Processes = 1
+	}
+	if l.Threads <= 0 {
+		l.Threads = 64
+	}
+	if l.Stdout <= 0 {
+		l.Stdout = 64 << 20
+	}
+	if l.Stderr <= 0 {
+		l.Stderr = 1 << 20
+	}
+	if l.FileSize <= 0 {
+		l.FileSize = l.Stdout
+	}
+	if l.OpenFiles <= 0 {
+		l.OpenFiles = 64
+	}
+	if l.Stack <= 0 {
+		l.Stack = l.Memory
+	}
+	if l.TmpSize <= 0 {
+		l.TmpSize = 16 << 20
+	}
+	return l
+}
+
+// tasks is the pids cgroup limit.
+func (l Limits) tasks() int64 {
+	if l.Processes > 1 {
+		return int64(l.Processes)
+	}
+	return int64(l.Threads)
+}

@@ -1,0 +1,237 @@
+// Package nsinit is the sandbox helper: the side of the setup protocol
+// that runs in the child, between clone and the target's execve.
+//
+// The parent starts the docket binary itself (/proc/self/exe) with argv[0]
+// set to Arg0, already inside its new namespaces. This package's init
+// function recognises that argv[0] and takes over before main (and before
+// most other packages' init functions, which sort after it), so a helper
+// never runs docket's own startup.
+//
+// Protocol over two inherited pipes, never through a file a target could read:
+//
+//	fd 3 (parent -> helper): 4-byte big-endian length, the JSON Request, then
+//	                         one release byte
+//	fd 4 (helper -> parent): 'R' once every layer is applied, or
+//	                         'E' + message if setup failed (the helper exits);
+//	                         after release: EOF when execve succeeded (fd 4 is
+//	                         close-on-exec), or 'X' + message if it failed.
+//
+// Between 'R' and the release the parent moves the helper into the run's
+// cgroup and takes its baselines, so neither the helper's memory nor its
+// setup time is charged to the target.
+package nsinit
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"github.com/docketjudge/docket/sandbox/mount"
+	"github.com/docketjudge/docket/sandbox/rlimit"
+	"github.com/docketjudge/docket/sandbox/seccomp"
+	"golang.org/x/sys/unix"
+)
+
+// Arg0 is the argv[0] that turns the docket binary into the helper.
+const Arg0 = "docket-sandbox-init"
+
+// ProbeArg0 makes the binary exit 0 at once: the namespace probe clones it
+// with one flag set at a time.
+const ProbeArg0 = "docket-sandbox-probe"
+
+// Message bytes on the status pipe.
+const (
+	Ready      = 'R'
+	SetupError = 'E'
+	ExecError  = 'X'
+)
+
+// Request is everything the helper does, decided by the parent.
+type Request struct {
+	Argv     []string         `json:"argv"`
+	Env      []string         `json:"env"`
+	Dir      string           `json:"dir"`     // working directory inside the sandbox
+	Rootfs   *mount.Rootfs    `json:"rootfs"`  // nil: no new root (degraded level)
+	Hostname string           `json:"host"`    // set when a new UTS namespace exists
+	UID      int              `json:"uid"`     // -1: keep (user namespace)
+	GID      int              `json:"gid"`
+	Rlimits  []rlimit.Limit   `json:"rlimits"`
+	Seccomp  seccomp.Programs `json:"seccomp"` // nil: no filter (reported by the parent)
+}
+
+func init() {
+	switch os.Args[0] {
+	case Arg0:
+		os.Exit(helper())
+	case ProbeArg0:
+		os.Exit(0)
+	}
+}
+
+func helper() int {
+	// Every step below and the final execve happen on this thread, so
+	// per-thread state (pdeathsig) is the target's.
+	runtime.LockOSThread()
+	reqPipe := os.NewFile(3, "request")
+	status := os.NewFile(4, "status")
+	req, err := readRequest(reqPipe)
+	if err != nil {
+		return report(status, SetupError, "read request", err)
+	}
+	path, stage, err := setup(req)
+	if err != nil {
+		return report(status, SetupError, stage, err)
+	}
+	if _, err := status.Write([]byte{Ready}); err != nil {
+		return 1
+	}
+	var release [1]byte
+	if n, _ := reqPipe.Read(release[:]); n != 1 {
+		return 1 // the parent gave up: never run the target
+	}
+	err = syscall.Exec(path, req.Argv, req.Env)
+	return report(status, ExecError, "execve "+req.Argv[0], err)
+}
+
+func readRequest(r io.Reader) (*Request, error) {
+	var n uint32
+	if err := binary.Read(r, binary.BigEndian, &n); err != nil {
+		return nil, err
+	}
+	if n > 16<<20 {
+		return nil, fmt.Errorf("request too large (%d bytes)", n)
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return nil, err
+	}
+	var req Request
+	if err := json.Unmarshal(buf, &req); err != nil {
+		return nil, err
+	}
+	if len(req.Argv) == 0 {
+		return nil, fmt.Errorf("empty argv")
+	}
+	return &req, nil
+}
+
+// WriteRequest is the parent's half of readRequest.
+func WriteRequest(w io.Writer, req *Request) error {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	var hdr [4]byte
+	binary.BigEndian.PutUint32(hdr[:], uint32(len(b)))
+	_, err = w.Write(append(hdr[:], b...))
+	return err
+}
+
+// setup applies every layer in order and resolves the program. The order
+// matters: mounts need root, so the uid switch follows them; the uid switch
+// clears pdeathsig, so it is set again after; seccomp comes last because it
+// forbids mount and friends.
+func setup(req *Request) (path, stage string, err error) {
+	if req.Rootfs != nil {
+		if err := mount.Build(*req.Rootfs); err != nil {
+			return "", "mount", err
+		}
+	}
+	if req.Hostname != "" {
+		if err := unix.Sethostname([]byte(req.Hostname)); err != nil {
+			return "", "sethostname", err
+		}
+	}
+	if req.UID >= 0 {
+		if err := syscall.Setgroups(nil); err != nil {
+			return "", "setgroups", err
+		}
+		if err := syscall.Setresgid(req.GID, req.GID, req.GID); err != nil {
+			return "", "setresgid", err
+		}
+		if err := syscall.Setresuid(req.UID, req.UID, req.UID); err != nil {
+			return "", "setresuid", err
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
+		return "", "pdeathsig", err
+	}
+	if req.Dir != "" {
+		if err := unix.Chdir(req.Dir); err != nil {
+			return "", "chdir " + req.Dir, err
+		}
+	}
+	path, err = lookPath(req.Argv[0], req.Env)
+	if err != nil {
+		return "", "find program", err
+	}
+	if err := rlimit.Apply(req.Rlimits); err != nil {
+		return "", "rlimit", err
+	}
+	// Every inherited descriptor above stderr closes at execve, the status
+	// pipe included: its EOF tells the parent that execve succeeded.
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return "", "close_range", err
+	}
+	if req.Seccomp != nil {
+		if err := seccomp.Install(req.Seccomp); err != nil {
+			return "", "seccomp", err
+		}
+	}
+	return path, "", nil
+}
+
+// lookPath finds argv[0] the way a shell inside the sandbox would: a name
+// with a slash as is (relative to the working directory), else on PATH.
+func lookPath(name string, env []string) (string, error) {
+	if strings.Contains(name, "/") {
+		if err := executable(name); err != nil {
+			return "", err
+		}
+		return name, nil
+	}
+	pathVar := ""
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, "PATH="); ok {
+			pathVar = v
+		}
+	}
+	for _, dir := range strings.Split(pathVar, ":") {
+		if dir == "" {
+			continue
+		}
+		p := dir + "/" + name
+		if executable(p) == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: not found in the box or on PATH %s", name, pathVar)
+}
+
+func executable(p string) error {
+	var st unix.Stat_t
+	if err := unix.Stat(p, &st); err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		return fmt.Errorf("%s: is a directory", p)
+	}
+	if err := unix.Access(p, unix.X_OK); err != nil {
+		return fmt.Errorf("%s: not executable: %w", p, err)
+	}
+	return nil
+}
+
+func report(status *os.File, kind byte, stage string, err error) int {
+	msg := stage
+	if err != nil {
+		msg += ": " + err.Error()
+	}
+	status.Write(append([]byte{kind}, msg...))
+	return 127
+}

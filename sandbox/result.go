@@ -1,0 +1,48 @@
+package sandbox
+
+import "time"
+
+// Status classifies how a run ended.
+type Status string
+
+const (
+	OK  Status = "OK"  // exited 0 within every limit
+	TLE Status = "TLE" // CPU or wall time
+	MLE Status = "MLE" // memory cgroup limit
+	OLE Status = "OLE" // stdout/stderr cap, or the file-size limit
+	RE  Status = "RE"  // non-zero exit or a signal
+	SE  Status = "SE"  // the sandbox failed; never the program's fault
+)
+
+// Sources say which measurement decided a status (verdict_source).
+const (
+	SourceNone     = ""
+	SourceCPU      = "cpu_time"
+	SourceWall     = "wall_time"
+	SourceMemory   = "memory_cgroup"
+	SourceOutput   = "output"    // stdout cap on a pipe
+	SourceStderr   = "stderr"    // stderr cap
+	SourceFileSize = "file_size" // RLIMIT_FSIZE (SIGXFSZ)
+	SourceExitCode = "exit_code"
+	SourceSignal   = "signal"
+	SourceSeccomp  = "seccomp" // killed by SIGSYS: a forbidden system call
+	SourceSandbox  = "sandbox"
+)
+
+// Result is what a run did and what it cost.
+type Result struct {
+	Status   Status
+	Source   string // verdict_source
+	ExitCode int
+	Signal   int
+	CPUTime  time.Duration // user+system of the whole tree (cgroup)
+	UserTime time.Duration
+	SysTime  time.Duration
+	WallTime time.Duration
+	Memory   int64 // peak bytes of the target tree (cgroup), helper excluded
+	// Stdout and Stderr hold the output when Cmd.Stdout / Cmd.Stderr were nil.
+	Stdout []byte
+	Stderr []byte
+	// Error explains an SE: which setup stage failed and how.
+	Error string
+}

@@ -1,0 +1,227 @@
+// Package sandbox runs one untrusted process (or a connected pair) under
+// limits and isolation, and measures it.
+//
+// It reads like os/exec: a Cmd says what to run, Start and Wait (or Run) do
+// it, and the Result says how it ended. What os/exec leaves to the caller
+// is done here: the run gets new mount, pid, network, IPC, UTS and cgroup
+// namespaces, a read-only minimal root, an unprivileged uid of its slot,
+// rlimits, a seccomp filter and a fresh cgroup; a limit hit kills the whole
+// tree; afterwards nothing of the run remains.
+//
+// Layers the host refuses are reported (Sandbox.Capabilities), never
+// silently dropped: New fails when the host cannot give the configured
+// minimum level.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/docketjudge/docket/sandbox/cgroup"
+	"github.com/docketjudge/docket/sandbox/mount"
+	_ "github.com/docketjudge/docket/sandbox/nsinit" // the helper: takes over a re-executed binary
+	"golang.org/x/sys/unix"
+)
+
+// Config is the host-wide sandbox configuration.
+type Config struct {
+	// StateDir holds the slot locks, the new-root mount point and the
+	// temporary boxes. Default /run/docket (root) or $TMPDIR/docket-<uid>.
+	StateDir string
+	// UIDBase is the first sandbox uid: slot N runs targets as
+	// UIDBase+2N and trusted helpers (checkers, interactors) as UIDBase+2N+1.
+	UIDBase int
+	// CgroupParent: create run cgroups beneath this cgroup path instead of
+	// beneath docket's own cgroup.
+	CgroupParent string
+	// CgroupVersion forces cgroup v1 or v2 (0: auto).
+	CgroupVersion int
+	// MinLevel is the weakest isolation New accepts; default LevelFull.
+	MinLevel Level
+	// Binds are the read-only system directories every run sees; default
+	// DefaultBinds. Languages add their own per Cmd.
+	Binds []mount.Bind
+	// DebugLog, when set, receives one JSON line per start (level, layers,
+	// failure point): DOCKET_SANDBOX_DEBUG.
+	DebugLog string
+}
+
+// DefaultBinds: enough for dynamically linked programs and the usual
+// interpreters. Missing ones are skipped.
+var DefaultBinds = []mount.Bind{
+	{Source: "/bin", Optional: true},
+	{Source: "/lib", Optional: true},
+	{Source: "/lib64", Optional: true},
+	{Source: "/lib32", Optional: true},
+	{Source: "/usr", Optional: true},
+	{Source: "/etc/ld.so.cache", Optional: true},
+	{Source: "/etc/alternatives", Optional: true},
+}
+
+// Sandbox is the host side: the probed capabilities, the cgroup manager,
+// the state directory.
+type Sandbox struct {
+	cfg    Config
+	caps   Capabilities
+	cg     cgroup.Manager
+	root   string // empty mount point for new roots
+	boxes  string // parent of temporary boxes
+	masks  []string
+	debug  *debugLog
+	slotMu sync.Mutex
+	slots  map[int]bool
+}
+
+// New probes the host and prepares the state directory.
+func New(cfg Config) (*Sandbox, error) {
+	if cfg.StateDir == "" {
+		if os.Geteuid() == 0 {
+			cfg.StateDir = "/run/docket"
+		} else {
+			cfg.StateDir = filepath.Join(os.TempDir(), "docket-"+strconv.Itoa(os.Geteuid()))
+		}
+	}
+	if cfg.UIDBase == 0 {
+		cfg.UIDBase = 61000
+	}
+	if cfg.MinLevel == 0 {
+		cfg.MinLevel = LevelFull
+	}
+	if cfg.Binds == nil {
+		cfg.Binds = DefaultBinds
+	}
+	s := &Sandbox{cfg: cfg, slots: map[int]bool{}}
+	s.root = filepath.Join(cfg.StateDir, "root")
+	s.boxes = filepath.Join(cfg.StateDir, "boxes")
+	for _, d := range []struct {
+		path string
+		mode os.FileMode
+	}{{cfg.StateDir, 0o711}, {s.root, 0o700}, {s.boxes, 0o711}, {filepath.Join(cfg.StateDir, "slots"), 0o700}} {
+		if err := os.MkdirAll(d.path, d.mode); err != nil {
+			return nil, fmt.Errorf("sandbox: state dir: %w", err)
+		}
+		os.Chmod(d.path, d.mode)
+	}
+	var cgErr error
+	s.cg, cgErr = cgroup.Open(cgroup.Options{Version: cgroup.Version(cfg.CgroupVersion), Parent: cfg.CgroupParent})
+	s.caps = probe(s.cg, cgErr)
+	if cfg.DebugLog != "" {
+		s.debug = &debugLog{path: cfg.DebugLog}
+	}
+	// The worker's own binary is hidden even when it lives under a bound
+	// directory such as /usr/local/bin.
+	if exe, err := os.Executable(); err == nil {
+		s.masks = append(s.masks, exe)
+	}
+	if s.caps.Level < cfg.MinLevel {
+		return s, &LevelError{Have: s.caps.Level, Want: cfg.MinLevel, Missing: s.caps.Missing()}
+	}
+	return s, nil
+}
+
+// LevelError: the host cannot give the configured minimum isolation.
+type LevelError struct {
+	Have, Want Level
+	Missing    []string
+}
+
+func (e *LevelError) Error() string {
+	return fmt.Sprintf("sandbox: isolation level %s is below the required %s: %s",
+		e.Have, e.Want, strings.Join(e.Missing, "; "))
+}
+
+// Capabilities reports what the host allows and the level in use.
+func (s *Sandbox) Capabilities() Capabilities { return s.caps }
+
+// Config returns the configuration with defaults filled in.
+func (s *Sandbox) Config() Config { return s.cfg }
+
+// Slot is one judging place: its own uids, box names and cgroup names.
+// Two slots never share a uid or a box. A slot runs one untrusted and one
+// trusted process at a time (an interactive pair).
+type Slot struct {
+	sb         *Sandbox
+	N          int
+	UID, GID   int // untrusted targets
+	TrustedUID int // checkers and interactors (gid = TrustedUID)
+	lock       *os.File
+	mu         sync.Mutex
+	seq        uint64
+}
+
+// Slot claims slot n for this process. Slots are locked with flock(2) on a
+// file in the state directory, so several docket processes on one host
+// never share one.
+func (s *Sandbox) Slot(n int) (*Slot, error) {
+	if n < 0 || n > 4096 {
+		return nil, fmt.Errorf("sandbox: slot %d out of range", n)
+	}
+	s.slotMu.Lock()
+	defer s.slotMu.Unlock()
+	if s.slots[n] {
+		return nil, fmt.Errorf("sandbox: slot %d already in use by this process", n)
+	}
+	f, err := os.OpenFile(filepath.Join(s.cfg.StateDir, "slots", strconv.Itoa(n)+".lock"), os.O_CREATE|os.O_RDWR|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: slot lock: %w", err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("sandbox: slot %d is held by another process: %w", n, ErrSlotBusy)
+		}
+		return nil, fmt.Errorf("sandbox: slot lock: %w", err)
+	}
+	s.slots[n] = true
+	uid := s.cfg.UIDBase + 2*n
+	return &Slot{sb: s, N: n, UID: uid, GID: uid, TrustedUID: uid + 1, lock: f}, nil
+}
+
+// ErrSlotBusy: another process holds the slot.
+var ErrSlotBusy = errors.New("slot busy")
+
+// AcquireSlot claims the lowest free slot.
+func (s *Sandbox) AcquireSlot() (*Slot, error) {
+	for n := 0; n <= 4096; n++ {
+		sl, err := s.Slot(n)
+		if err == nil {
+			return sl, nil
+		}
+		if !errors.Is(err, ErrSlotBusy) && !strings.Contains(err.Error(), "already in use") {
+			return nil, err
+		}
+	}
+	return nil, errors.New("sandbox: no free slot")
+}
+
+// Release gives the slot back.
+func (sl *Slot) Release() {
+	sl.sb.slotMu.Lock()
+	delete(sl.sb.slots, sl.N)
+	sl.sb.slotMu.Unlock()
+	if sl.lock != nil {
+		sl.lock.Close()
+		sl.lock = nil
+	}
+}
+
+// Sandbox returns the slot's sandbox.
+func (sl *Slot) Sandbox() *Sandbox { return sl.sb }
+
+// Command returns a Cmd for this slot, as exec.Command does.
+func (sl *Slot) Command(name string, args ...string) *Cmd {
+	return &Cmd{Slot: sl, Args: append([]string{name}, args...)}
+}
+
+func (sl *Slot) nextSeq() uint64 {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	sl.seq++
+	return sl.seq
+}

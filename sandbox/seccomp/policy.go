@@ -1,0 +1,150 @@
+// Package seccomp builds the system-call filters of a sandboxed run with
+// elastic/go-seccomp-bpf and installs them in the sandbox helper.
+//
+// The parent assembles the filters once per kind of run (cached) and sends
+// the raw BPF to the helper, which only has to call seccomp(2): the helper
+// stays small and assembles nothing between its setup and execve.
+//
+// Layout, chosen around two facts recorded in shared/notes/dependencies.md:
+//   - go-seccomp-bpf v1.6.0 jumps to DefaultAction for a foreign
+//     architecture, so a denylist (DefaultAction Allow) lets the i386
+//     int 0x80 entry bypass every rule. The base filter is therefore an
+//     allowlist: DefaultAction KillProcess, then an Allow group naming every
+//     x86_64 system call that is not denied.
+//   - v1.6.0 corrupts its accumulator after a conditional rule whose
+//     argument test fails, so a filter may hold at most one conditional
+//     group, as its last group, with DefaultAction Allow. Conditional rules
+//     (clone without CLONE_THREAD) get their own filters, stacked on the
+//     base; the kernel applies the most restrictive verdict of all filters.
+package seccomp
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"syscall"
+
+	libseccomp "github.com/elastic/go-seccomp-bpf"
+	"github.com/elastic/go-seccomp-bpf/arch"
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+// Killed: calls no judged program needs, whose only use in a submission is
+// an attack on the sandbox or the host. They kill the process (SIGSYS),
+// which the sandbox reports as RE with verdict_source "seccomp".
+var Killed = []string{
+	// mounts and root changes
+	"mount", "umount2", "pivot_root", "chroot", "fsopen", "fsmount", "fsconfig", "fspick",
+	"move_mount", "open_tree", "mount_setattr",
+	// other processes' memory and fds
+	"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "process_madvise", "kcmp",
+	// kernel extension points
+	"bpf", "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+	"create_module", "perf_event_open", "userfaultfd", "fanotify_init", "lookup_dcookie",
+	"nfsservctl", "uselib", "iopl", "ioperm", "syslog", "vhangup", "acct",
+	// key management
+	"add_key", "request_key", "keyctl",
+	// namespaces
+	"unshare", "setns",
+	// file handles bypass path checks
+	"open_by_handle_at", "name_to_handle_at",
+	// machine state
+	"reboot", "swapon", "swapoff", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
+	"sethostname", "setdomainname", "quotactl", "quotactl_fd",
+}
+
+// NotImplemented: probing calls that fail with ENOSYS, so runtimes fall
+// back (glibc's clone3 to clone, whose flags the filter can check; liburing
+// users to plain read/write).
+var NotImplemented = []string{"clone3", "io_uring_setup", "io_uring_enter", "io_uring_register"}
+
+// Options choose the filters of one kind of run.
+type Options struct {
+	// SingleProcess refuses fork, vfork and non-thread clone with EPERM;
+	// threads (clone with CLONE_THREAD) still work.
+	SingleProcess bool
+	// NoNetwork refuses socket(2) with EACCES. socketpair stays allowed:
+	// it connects a process only to itself.
+	NoNetwork bool
+}
+
+// Program is one assembled filter, ready for seccomp(2).
+type Program []bpf.RawInstruction
+
+// Programs is a stack of filters, installed in order.
+type Programs []Program
+
+var (
+	cacheMu sync.Mutex
+	cache   = map[Options]Programs{}
+)
+
+// Build returns the filters for opts (assembled once per distinct opts).
+func Build(opts Options) (Programs, error) {
+	cacheMu.Lock()
+	defer cacheMu.Unlock()
+	if p, ok := cache[opts]; ok {
+		return p, nil
+	}
+	var progs Programs
+	for _, pol := range Policies(opts) {
+		insts, err := pol.Assemble()
+		if err != nil {
+			return nil, fmt.Errorf("seccomp: assemble: %w", err)
+		}
+		raw, err := bpf.Assemble(insts)
+		if err != nil {
+			return nil, fmt.Errorf("seccomp: assemble bpf: %w", err)
+		}
+		progs = append(progs, raw)
+	}
+	cache[opts] = progs
+	return progs, nil
+}
+
+func errno(e syscall.Errno) libseccomp.Action { return libseccomp.ActionErrno | libseccomp.Action(e) }
+
+// Policies are the filters for opts, unassembled (for tests and dumps).
+func Policies(opts Options) []libseccomp.Policy {
+	denied := map[string]bool{}
+	base := libseccomp.Policy{DefaultAction: libseccomp.ActionKillProcess}
+	group := func(action libseccomp.Action, names ...string) {
+		base.Syscalls = append(base.Syscalls, libseccomp.SyscallGroup{Action: action, Names: names})
+		for _, n := range names {
+			denied[n] = true
+		}
+	}
+	group(libseccomp.ActionKillProcess, Killed...)
+	group(errno(unix.ENOSYS), NotImplemented...)
+	if opts.SingleProcess {
+		group(errno(unix.EPERM), "fork", "vfork")
+	}
+	if opts.NoNetwork {
+		group(errno(unix.EACCES), "socket")
+	}
+	var allowed []string
+	for name := range arch.X86_64.SyscallNames {
+		if !denied[name] {
+			allowed = append(allowed, name)
+		}
+	}
+	sort.Strings(allowed)
+	base.Syscalls = append(base.Syscalls, libseccomp.SyscallGroup{Action: libseccomp.ActionAllow, Names: allowed})
+	policies := []libseccomp.Policy{base}
+	if opts.SingleProcess {
+		policies = append(policies, libseccomp.Policy{
+			DefaultAction: libseccomp.ActionAllow,
+			Syscalls: []libseccomp.SyscallGroup{{
+				Action: errno(unix.EPERM),
+				NamesWithCondtions: []libseccomp.NameWithConditions{{
+					Name: "clone",
+					Conditions: libseccomp.ArgumentConditions{{
+						Argument: 0, Operation: libseccomp.BitsNotSet, Value: unix.CLONE_THREAD,
+					}},
+				}},
+			}},
+		})
+	}
+	return policies
+}
