@@ -33,7 +33,7 @@ import (
 
 	"github.com/docketjudge/docket/sandbox/mount"
 	"github.com/docketjudge/docket/sandbox/rlimit"
-	"github.com/docketjudge/docket/sandbox/seccomp"
+	"github.com/docketjudge/docket/sandbox/seccomp/load"
 	"golang.org/x/sys/unix"
 )
 
@@ -53,15 +53,15 @@ const (
 
 // Request is everything the helper does, decided by the parent.
 type Request struct {
-	Argv     []string         `json:"argv"`
-	Env      []string         `json:"env"`
-	Dir      string           `json:"dir"`     // working directory inside the sandbox
-	Rootfs   *mount.Rootfs    `json:"rootfs"`  // nil: no new root (degraded level)
-	Hostname string           `json:"host"`    // set when a new UTS namespace exists
-	UID      int              `json:"uid"`     // -1: keep (user namespace)
-	GID      int              `json:"gid"`
-	Rlimits  []rlimit.Limit   `json:"rlimits"`
-	Seccomp  seccomp.Programs `json:"seccomp"` // nil: no filter (reported by the parent)
+	Argv     []string       `json:"argv"`
+	Env      []string       `json:"env"`
+	Dir      string         `json:"dir"`    // working directory inside the sandbox
+	Rootfs   *mount.Rootfs  `json:"rootfs"` // nil: no new root (degraded level)
+	Hostname string         `json:"host"`   // set when a new UTS namespace exists
+	UID      int            `json:"uid"`    // -1: keep (user namespace)
+	GID      int            `json:"gid"`
+	Rlimits  []rlimit.Limit `json:"rlimits"`
+	Seccomp  load.Programs  `json:"seccomp"` // nil: no filter (reported by the parent)
 }
 
 func init() {
@@ -179,7 +179,7 @@ func setup(req *Request) (path, stage string, err error) {
 		return "", "close_range", err
 	}
 	if req.Seccomp != nil {
-		if err := seccomp.Install(req.Seccomp); err != nil {
+		if err := load.Install(req.Seccomp); err != nil {
 			return "", "seccomp", err
 		}
 	}

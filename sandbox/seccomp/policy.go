@@ -24,6 +24,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/docketjudge/docket/sandbox/seccomp/load"
 	libseccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/elastic/go-seccomp-bpf/arch"
 	"golang.org/x/net/bpf"
@@ -69,11 +70,9 @@ type Options struct {
 	NoNetwork bool
 }
 
-// Program is one assembled filter, ready for seccomp(2).
-type Program []bpf.RawInstruction
-
-// Programs is a stack of filters, installed in order.
-type Programs []Program
+// Programs is a stack of assembled filters, installed in order by
+// package load in the helper.
+type Programs = load.Programs
 
 var (
 	cacheMu sync.Mutex
@@ -97,7 +96,11 @@ func Build(opts Options) (Programs, error) {
 		if err != nil {
 			return nil, fmt.Errorf("seccomp: assemble bpf: %w", err)
 		}
-		progs = append(progs, raw)
+		prog := make(load.Program, len(raw))
+		for i, ins := range raw {
+			prog[i] = unix.SockFilter{Code: ins.Op, Jt: ins.Jt, Jf: ins.Jf, K: ins.K}
+		}
+		progs = append(progs, prog)
 	}
 	cache[opts] = progs
 	return progs, nil
