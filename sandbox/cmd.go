@@ -21,6 +21,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// TargetIsChildOfInit reports whether the target runs under an init
+// process of the helper's (pid 2) rather than as PID 1 of its namespace.
+// A namespace init does not receive the signals the kernel sends on its
+// own behalf with default action (SIGXFSZ, SIGXCPU, a raised SIGABRT).
+const TargetIsChildOfInit = false
+
 // BoxDir is where the box appears inside the sandbox.
 const BoxDir = "/box"
 

@@ -41,6 +41,10 @@ func usage() {
 }
 
 func main() {
+	if os.Getenv("DOCKET_ESCAPE") == "1" && len(os.Args) > 1 {
+		// Inside the sandbox, as selftest's hostile program.
+		os.Exit(escapeMain(os.Args[1:]))
+	}
 	if len(os.Args) < 2 {
 		usage()
 		os.Exit(exitUsage)

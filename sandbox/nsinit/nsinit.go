@@ -30,6 +30,7 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
+	"unsafe"
 
 	"github.com/docketjudge/docket/sandbox/mount"
 	"github.com/docketjudge/docket/sandbox/rlimit"
@@ -94,6 +95,7 @@ func helper() int {
 	if n, _ := reqPipe.Read(release[:]); n != 1 {
 		return 1 // the parent gave up: never run the target
 	}
+	resetSignals()
 	err = syscall.Exec(path, req.Argv, req.Env)
 	return report(status, ExecError, "execve "+req.Argv[0], err)
 }
@@ -234,4 +236,27 @@ func report(status *os.File, kind byte, stage string, err error) int {
 	}
 	status.Write(append([]byte{kind}, msg...))
 	return 127
+}
+
+// resetSignals gives the target default signal dispositions and an empty
+// signal mask. execve resets handled signals but keeps ignored and blocked
+// ones, and the Go runtime ignores or blocks some (SIGXFSZ among them):
+// without this, a file over RLIMIT_FSIZE would fail with EFBIG instead of
+// killing the target with SIGXFSZ.
+func resetSignals() {
+	type sigaction struct {
+		handler  uintptr
+		flags    uint64
+		restorer uintptr
+		mask     uint64
+	}
+	dfl := sigaction{}
+	for sig := 1; sig <= 64; sig++ {
+		if sig == int(unix.SIGKILL) || sig == int(unix.SIGSTOP) {
+			continue
+		}
+		unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
+	}
+	var empty uint64
+	unix.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(&empty)), 0, 8, 0, 0)
 }

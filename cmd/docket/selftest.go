@@ -1,0 +1,262 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/docketjudge/docket/sandbox"
+	"github.com/docketjudge/docket/sandbox/mount"
+)
+
+func init() {
+	register("selftest", "probe what this host allows, run built-in escape checks, print the isolation level", runSelftest)
+}
+
+// escapeArg0 turns the docket binary into the built-in hostile program
+// that selftest runs inside the sandbox: each check attempts one attack
+// and prints "contained ..." or "ESCAPED ...".
+const escapeArg0 = "docket-sandbox-escape"
+
+type escapeCheck struct {
+	Name   string `json:"name"`
+	Passed bool   `json:"passed"`
+	Detail string `json:"detail"`
+}
+
+type selftestReport struct {
+	Capabilities sandbox.Capabilities `json:"capabilities"`
+	MinLevel     string               `json:"min_level"`
+	MeetsMin     bool                 `json:"meets_min_level"`
+	Checks       []escapeCheck        `json:"escape_checks"`
+	Error        string               `json:"error,omitempty"`
+}
+
+func runSelftest(args []string) int {
+	fs := flag.NewFlagSet("selftest", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	fs.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: docket selftest [--json]\n\nProbes namespaces, uid switch, cgroup version and controllers and seccomp, runs the\nbuilt-in escape checks, and prints the isolation level. Exit 0 when the configured\nminimum level (DOCKET_SANDBOX_MIN_LEVEL, default full) is met and every check passed.\n\nflags:\n")
+		fs.PrintDefaults()
+		envUsage()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return exitOK
+		}
+		return exitUsage
+	}
+	env, err := loadSandboxEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket selftest:", err)
+		return exitUsage
+	}
+	cfg, err := env.config()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket selftest:", err)
+		return exitUsage
+	}
+	rep := selftestReport{MinLevel: cfg.MinLevel.String()}
+	sb, err := sandbox.New(cfg)
+	if sb != nil {
+		rep.Capabilities = sb.Capabilities()
+	}
+	rep.MeetsMin = err == nil
+	if err != nil {
+		rep.Error = err.Error()
+	}
+	if sb != nil && sb.Capabilities().Level >= sandbox.LevelRlimits {
+		rep.Checks = runEscapeChecks(sb)
+	}
+	ok := rep.MeetsMin
+	for _, c := range rep.Checks {
+		ok = ok && c.Passed
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(rep)
+	} else {
+		printSelftest(rep)
+	}
+	if !ok {
+		return exitFailed
+	}
+	return exitOK
+}
+
+func printSelftest(rep selftestReport) {
+	c := rep.Capabilities
+	fmt.Printf("isolation level: %s (minimum %s)\n\nlayers:\n", c.LevelName, rep.MinLevel)
+	for _, l := range c.Layers {
+		mark := "ok     "
+		if !l.Active {
+			mark = "MISSING"
+		}
+		fmt.Printf("  %s %-18s %s\n", mark, l.Name, l.Detail)
+	}
+	if len(rep.Checks) > 0 {
+		fmt.Printf("\nescape checks:\n")
+		for _, ch := range rep.Checks {
+			mark := "contained"
+			if !ch.Passed {
+				mark = "FAILED   "
+			}
+			fmt.Printf("  %s %-22s %s\n", mark, ch.Name, ch.Detail)
+		}
+	}
+	if rep.Error != "" {
+		fmt.Printf("\n%s\n", rep.Error)
+	}
+}
+
+// runEscapeChecks runs the docket binary itself as a hostile program in
+// the sandbox, once per attack.
+func runEscapeChecks(sb *sandbox.Sandbox) []escapeCheck {
+	exe, err := os.Executable()
+	if err != nil {
+		return []escapeCheck{{Name: "setup", Detail: err.Error()}}
+	}
+	slot, err := sb.AcquireSlot()
+	if err != nil {
+		return []escapeCheck{{Name: "setup", Detail: err.Error()}}
+	}
+	defer slot.Release()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err == nil {
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+	}
+	port := "0"
+	if ln != nil {
+		port = strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	}
+	checks := []struct {
+		name string
+		args []string
+		// want: status the sandbox must report, and whether output must say contained
+		wantStatus sandbox.Status
+		wantSource string
+	}{
+		{"read /etc/shadow", []string{"read", "/etc/shadow"}, sandbox.OK, ""},
+		{"read worker binary", []string{"read", exe}, sandbox.OK, ""},
+		{"see host processes", []string{"procs"}, sandbox.OK, ""},
+		{"write outside box", []string{"write", "/usr/docket-escape"}, sandbox.OK, ""},
+		{"tcp to loopback", []string{"connect", "127.0.0.1:" + port}, sandbox.OK, ""},
+		{"fork", []string{"fork"}, sandbox.OK, ""},
+		{"environment", []string{"env"}, sandbox.OK, ""},
+		{"mount", []string{"mount"}, sandbox.RE, sandbox.SourceSeccomp},
+		{"ptrace", []string{"ptrace"}, sandbox.RE, sandbox.SourceSeccomp},
+		{"unshare", []string{"unshare"}, sandbox.RE, sandbox.SourceSeccomp},
+		{"memory bomb", []string{"membomb"}, sandbox.MLE, sandbox.SourceMemory},
+		{"infinite loop", []string{"spin"}, sandbox.TLE, sandbox.SourceCPU},
+	}
+	os.Setenv("DOCKET_SELFTEST_SECRET", "selftest-secret")
+	var out []escapeCheck
+	for _, ch := range checks {
+		cmd := slot.Command("/.selftest/docket", ch.args...)
+		cmd.Args[0] = "/.selftest/docket"
+		cmd.Env = []string{"DOCKET_ESCAPE=1"}
+		cmd.Binds = []mount.Bind{{Source: exe, Target: "/.selftest/docket"}}
+		cmd.Limits = sandbox.Limits{CPUTime: time.Second, WallTime: 3 * time.Second, Memory: 128 << 20}
+		res, err := cmd.Run()
+		c := escapeCheck{Name: ch.name}
+		switch {
+		case err != nil:
+			c.Detail = err.Error()
+		case res.Status != ch.wantStatus || (ch.wantSource != "" && res.Source != ch.wantSource):
+			c.Detail = fmt.Sprintf("status %s (%s), want %s %s: %s %s", res.Status, res.Source, ch.wantStatus, ch.wantSource,
+				strings.TrimSpace(string(res.Stdout)), res.Error)
+		case ch.wantStatus == sandbox.OK && !strings.HasPrefix(string(res.Stdout), "contained"):
+			c.Detail = strings.TrimSpace(string(res.Stdout))
+		default:
+			c.Passed = true
+			c.Detail = fmt.Sprintf("%s %s %s", res.Status, res.Source, strings.TrimSpace(string(res.Stdout)))
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// escapeMain is the hostile side: one attack per invocation.
+func escapeMain(args []string) int {
+	if len(args) == 0 {
+		return 2
+	}
+	say := func(escaped bool, f string, a ...any) int {
+		if escaped {
+			fmt.Printf("ESCAPED "+f+"\n", a...)
+			return 0
+		}
+		fmt.Printf("contained "+f+"\n", a...)
+		return 0
+	}
+	switch args[0] {
+	case "read":
+		b, err := os.ReadFile(args[1])
+		return say(err == nil && len(b) > 0, "read %s: %v (%d bytes)", args[1], err, len(b))
+	case "procs":
+		entries, _ := os.ReadDir("/proc")
+		n := 0
+		for _, e := range entries {
+			if _, err := strconv.Atoi(e.Name()); err == nil {
+				n++
+			}
+		}
+		return say(n > 1, "%d processes visible", n)
+	case "write":
+		err := os.WriteFile(args[1], []byte("x"), 0o644)
+		return say(err == nil, "write %s: %v", args[1], err)
+	case "connect":
+		c, err := net.DialTimeout("tcp", args[1], time.Second)
+		if c != nil {
+			c.Close()
+		}
+		return say(err == nil, "connect %s: %v", args[1], err)
+	case "fork":
+		pid, _, e := syscall.RawSyscall(syscall.SYS_FORK, 0, 0, 0)
+		if e == 0 && pid == 0 {
+			os.Exit(0)
+		}
+		return say(e == 0, "fork: %v", e)
+	case "env":
+		leaked := os.Getenv("DOCKET_SELFTEST_SECRET") != "" || os.Getenv("DOCKET_NATS_URL") != ""
+		return say(leaked, "environment has %d variables", len(os.Environ()))
+	case "mount":
+		err := syscall.Mount("none", "/tmp", "tmpfs", 0, "")
+		return say(true, "mount: %v", err)
+	case "ptrace":
+		_, _, e := syscall.RawSyscall(syscall.SYS_PTRACE, syscall.PTRACE_TRACEME, 0, 0)
+		return say(true, "ptrace: %v", e)
+	case "unshare":
+		_, _, e := syscall.RawSyscall(syscall.SYS_UNSHARE, syscall.CLONE_NEWUSER, 0, 0)
+		return say(true, "unshare: %v", e)
+	case "membomb":
+		var keep [][]byte
+		for {
+			b := make([]byte, 1<<20)
+			for i := range b {
+				b[i] = 1
+			}
+			keep = append(keep, b)
+		}
+	case "spin":
+		for {
+		}
+	}
+	return 2
+}

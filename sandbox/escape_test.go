@@ -1,0 +1,292 @@
+package sandbox_test
+
+// The escape suite: hostile programs, each of which must be contained with
+// the right status. The tests run inside internal/testguard's pid and mount
+// namespace and pids-limited cgroup, so a sandbox bug fails a test instead
+// of hurting the machine.
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/docketjudge/docket/internal/testprog"
+	"github.com/docketjudge/docket/sandbox"
+)
+
+func hostile(tb testing.TB, name string) string {
+	return testprog.C(tb, "testdata/hostile/"+name+".c", "-pthread")
+}
+
+type escapeCase struct {
+	name       string
+	prog       string
+	args       []string
+	limits     sandbox.Limits
+	network    bool
+	wantStatus sandbox.Status
+	wantSource string
+	// every string in want must appear in stdout, none of deny may
+	want, deny []string
+	check      func(t *testing.T, res *sandbox.Result)
+}
+
+func runEscape(t *testing.T, sl *sandbox.Slot, tc escapeCase) *sandbox.Result {
+	t.Helper()
+	bin := hostile(t, tc.prog)
+	box := boxWith(t, sl, bin)
+	cmd := sl.Command("./"+tc.prog, tc.args...)
+	cmd.Box = box
+	cmd.Limits = tc.limits
+	cmd.Network = tc.network
+	res, err := cmd.Run()
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	out := string(res.Stdout)
+	if res.Status != tc.wantStatus || (tc.wantSource != "" && res.Source != tc.wantSource) {
+		t.Errorf("status %s (%s), want %s (%s); exit %d signal %d cpu %v wall %v mem %d KiB error %q\nstdout: %.500s\nstderr: %.500s",
+			res.Status, res.Source, tc.wantStatus, tc.wantSource, res.ExitCode, res.Signal, res.CPUTime, res.WallTime, res.Memory>>10, res.Error, out, res.Stderr)
+	}
+	for _, w := range tc.want {
+		if !strings.Contains(out, w) {
+			t.Errorf("stdout lacks %q: %.500s", w, out)
+		}
+	}
+	for _, d := range tc.deny {
+		if strings.Contains(out, d) {
+			t.Errorf("stdout has %q: %.500s", d, out)
+		}
+	}
+	if tc.check != nil {
+		tc.check(t, res)
+	}
+	assertClean(t, sl)
+	return res
+}
+
+// assertClean checks that nothing of the slot's runs remains: no process
+// of its uids, no cgroup, no temporary box.
+func assertClean(t *testing.T, sl *sandbox.Slot, allowPids ...int) {
+	t.Helper()
+	allowed := map[int]bool{}
+	for _, p := range allowPids {
+		allowed[p] = true
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		left := processesOf(sl.UID, sl.TrustedUID)
+		var bad []int
+		for _, p := range left {
+			if !allowed[p] {
+				bad = append(bad, p)
+			}
+		}
+		if len(bad) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("processes of the slot's uids remain after the run: %v", bad)
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	boxes, _ := os.ReadDir(filepath.Join(testSandbox(t).Config().StateDir, "boxes"))
+	if len(boxes) != 0 {
+		t.Errorf("temporary boxes remain: %v", boxes)
+	}
+	for _, d := range cgroupChildren() {
+		t.Errorf("run cgroup remains: %s", d)
+	}
+}
+
+func processesOf(uids ...int) []int {
+	want := map[string]bool{}
+	for _, u := range uids {
+		want[strconv.Itoa(u)] = true
+	}
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/status")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) > 1 && f[0] == "Uid:" && want[f[1]] {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
+
+// cgroupChildren lists run cgroups left beneath docket's parents.
+func cgroupChildren() []string {
+	var out []string
+	own, _ := os.ReadFile("/proc/self/cgroup")
+	for _, line := range strings.Split(string(own), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 || parts[1] == "" {
+			continue
+		}
+		for _, ctl := range strings.Split(parts[1], ",") {
+			if ctl != "memory" && ctl != "pids" && ctl != "cpuacct" {
+				continue
+			}
+			dir := filepath.Join("/sys/fs/cgroup", ctl, parts[2], "docket")
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if e.IsDir() {
+					out = append(out, filepath.Join(dir, e.Name()))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestEscapeSuite(t *testing.T) {
+	sl := testSlot(t)
+	quick := sandbox.Limits{CPUTime: 500 * time.Millisecond, WallTime: 2 * time.Second, Memory: 64 << 20}
+
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tcp.Close()
+	go acceptAll(tcp)
+	sockDir := t.TempDir()
+	os.Chmod(sockDir, 0o777)
+	unixSock := filepath.Join(sockDir, "s")
+	ul, err := net.Listen("unix", unixSock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ul.Close()
+	os.Chmod(unixSock, 0o777)
+	go acceptAll(ul)
+	tcpPort := strconv.Itoa(tcp.Addr().(*net.TCPAddr).Port)
+
+	// Files the target must not read: the worker's binary, a worker file,
+	// a file in another box.
+	exe, _ := os.Executable()
+	secretDir := t.TempDir()
+	os.Chmod(secretDir, 0o755)
+	secret := filepath.Join(secretDir, "nats.creds")
+	os.WriteFile(secret, []byte("SECRET"), 0o644)
+	otherBox := boxWith(t, sl)
+	os.WriteFile(filepath.Join(otherBox, "answer.txt"), []byte("42"), 0o644)
+
+	// A process outside the sandbox, of the host, that kill(-1) must miss.
+	sentinel := exec.Command("/bin/sleep", "60")
+	if err := sentinel.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer sentinel.Process.Kill()
+	sentinelPid := sentinel.Process.Pid
+
+	cases := []escapeCase{
+		{name: "fork bomb, 1 process", prog: "forkbomb", limits: quick, wantStatus: sandbox.TLE},
+		{name: "fork bomb, 16 processes", prog: "forkbomb", limits: with(quick, func(l *sandbox.Limits) { l.Processes = 16 }), wantStatus: sandbox.TLE},
+		{name: "thread bomb", prog: "threadbomb", limits: quick, wantStatus: sandbox.TLE, want: []string{"threads "},
+			check: func(t *testing.T, r *sandbox.Result) {
+				var n int
+				fmt.Sscanf(string(r.Stdout), "threads %d", &n)
+				if n < 1 || n >= 64 {
+					t.Errorf("thread bomb got %d threads, want 1..63 (pids limit 64)", n)
+				}
+			}},
+		{name: "memory bomb", prog: "membomb", limits: quick, wantStatus: sandbox.MLE, wantSource: sandbox.SourceMemory},
+		{name: "infinite loop", prog: "spin", limits: quick, wantStatus: sandbox.TLE, wantSource: sandbox.SourceCPU},
+		{name: "sleep", prog: "sleeper", limits: quick, wantStatus: sandbox.TLE, wantSource: sandbox.SourceWall},
+		{name: "stdout flood", prog: "stdoutflood", limits: with(quick, func(l *sandbox.Limits) { l.Stdout = 1 << 20 }), wantStatus: sandbox.OLE, wantSource: sandbox.SourceOutput,
+			check: func(t *testing.T, r *sandbox.Result) {
+				if len(r.Stdout) != 1<<20 {
+					t.Errorf("kept %d bytes of stdout, want exactly the 1 MiB cap", len(r.Stdout))
+				}
+			}},
+		{name: "file flood in the box", prog: "fileflood", args: []string{"/box/big"}, limits: with(quick, func(l *sandbox.Limits) { l.FileSize = 4 << 20 }), wantStatus: sandbox.OLE, wantSource: sandbox.SourceFileSize},
+		{name: "file flood in /tmp", prog: "fileflood", args: []string{"/tmp/big"}, limits: with(quick, func(l *sandbox.Limits) { l.TmpSize = 4 << 20 }), wantStatus: sandbox.RE, want: []string{"write: No space left on device"}},
+		{name: "many open files", prog: "manyfiles", limits: quick, wantStatus: sandbox.OK,
+			check: func(t *testing.T, r *sandbox.Result) {
+				var n int
+				fmt.Sscanf(string(r.Stdout), "opened %d", &n)
+				if n < 1 || n > 64 {
+					t.Errorf("opened %d files, want at most 64 (RLIMIT_NOFILE)", n)
+				}
+			}},
+		{name: "tcp connect to loopback", prog: "connect", args: []string{"tcp", tcpPort}, limits: quick, wantStatus: sandbox.OK, want: []string{"blocked"}, deny: []string{"CONNECTED"}},
+		{name: "unix socket connect", prog: "connect", args: []string{"unix", unixSock}, limits: quick, wantStatus: sandbox.OK, want: []string{"blocked"}, deny: []string{"CONNECTED"}},
+		{name: "tcp connect, network namespace only", prog: "connect", args: []string{"tcp", tcpPort}, limits: quick, wantStatus: sandbox.OK, deny: []string{"CONNECTED"}},
+		{name: "read secrets", prog: "readfile", args: []string{"/etc/shadow", exe, secret, filepath.Join(otherBox, "answer.txt"), "/proc/" + strconv.Itoa(sentinelPid) + "/status", "/sys/kernel/notes", "/.oldroot/etc/shadow"},
+			limits: quick, wantStatus: sandbox.OK, want: []string{"blocked /etc/shadow"}, deny: []string{"LEAK"}},
+		{name: "environment", prog: "readfile", args: []string{"/proc/1/environ", "/proc/self/environ"}, limits: quick, wantStatus: sandbox.OK,
+			want: []string{"ONLINE_JUDGE=1"}, deny: []string{"hunter2", "DOCKET_TEST_SECRET"}},
+		{name: "write outside the box", prog: "writefile", args: []string{"/x", "/usr/x", "/etc/x", "/dev/x", "/proc/x", "/box/ok"}, limits: quick, wantStatus: sandbox.OK,
+			want: []string{"WROTE /box/ok", "blocked /x", "blocked /usr/x"}, deny: []string{"WROTE /x", "WROTE /usr", "WROTE /etc", "WROTE /dev/x", "WROTE /proc"}},
+		{name: "kill(-1)", prog: "killall", limits: quick, wantStatus: sandbox.OK, want: []string{"still alive"}},
+		{name: "ptrace", prog: "syscalls", args: []string{"ptrace"}, limits: quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, deny: []string{"ALLOWED"}},
+		{name: "mount", prog: "syscalls", args: []string{"mount"}, limits: quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, deny: []string{"ALLOWED"}},
+		{name: "unshare", prog: "syscalls", args: []string{"unshare"}, limits: quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, deny: []string{"ALLOWED"}},
+		{name: "chroot escape", prog: "syscalls", args: []string{"chroot"}, limits: quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, deny: []string{"ALLOWED"}},
+		{name: "bpf", prog: "syscalls", args: []string{"bpf"}, limits: quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp},
+		{name: "keyctl", prog: "syscalls", args: []string{"keyctl"}, limits: quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp},
+		{name: "i386 int 0x80", prog: "syscalls", args: []string{"int80"}, limits: quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, deny: []string{"ALLOWED"}},
+		{name: "setuid(0)", prog: "syscalls", args: []string{"setuid"}, limits: quick, wantStatus: sandbox.OK, want: []string{"refused setuid"}},
+		{name: "io_uring", prog: "syscalls", args: []string{"io_uring"}, limits: quick, wantStatus: sandbox.OK, want: []string{"refused io_uring: Function not implemented"}},
+		{name: "clone3", prog: "syscalls", args: []string{"clone3"}, limits: quick, wantStatus: sandbox.OK, want: []string{"refused clone3: Function not implemented"}},
+		{name: "fork in a single-process run", prog: "syscalls", args: []string{"fork"}, limits: quick, wantStatus: sandbox.OK, want: []string{"refused fork: Operation not permitted"}},
+		{name: "fork when allowed", prog: "syscalls", args: []string{"fork"}, limits: with(quick, func(l *sandbox.Limits) { l.Processes = 4 }), wantStatus: sandbox.OK, want: []string{"ALLOWED fork"}},
+		{name: "threads in a single-process run", prog: "threads", limits: quick, wantStatus: sandbox.OK, want: []string{"threads ok"}},
+		{name: "grandchild outlives its parent", prog: "grandchild", limits: with(quick, func(l *sandbox.Limits) { l.Processes = 4 }), wantStatus: sandbox.OK, want: []string{"parent leaving"},
+			check: func(t *testing.T, r *sandbox.Result) {
+				if r.WallTime > time.Second {
+					t.Errorf("run took %v: the grandchild kept it alive", r.WallTime)
+				}
+			}},
+		{name: "symlink tricks", prog: "symlinks", limits: quick, wantStatus: sandbox.OK, want: []string{"blocked /box/link0"}, deny: []string{"LEAK"}},
+	}
+	os.Setenv("DOCKET_TEST_SECRET", "hunter2")
+	defer os.Unsetenv("DOCKET_TEST_SECRET")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "tcp connect, network namespace only" {
+				// socket() allowed (Network=false keeps the namespace but
+				// this case lifts the seccomp rule): only the empty
+				// namespace stands between the target and the listener.
+				t.Skip("covered by the seccomp case; the namespace alone is checked in TestNetworkNamespace")
+			}
+			if tc.wantSource == sandbox.SourceFileSize && !sandbox.TargetIsChildOfInit {
+				t.Skip("the target is PID 1 of its namespace with this helper: the kernel drops the SIGXFSZ it sends to a namespace init, so the write fails with EFBIG instead")
+			}
+			runEscape(t, sl, tc)
+		})
+	}
+	if err := sentinel.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the host sentinel process died during the suite: %v", err)
+	}
+}
+
+func with(l sandbox.Limits, f func(*sandbox.Limits)) sandbox.Limits { f(&l); return l }
+
+func acceptAll(l net.Listener) {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		c.Close()
+	}
+}
