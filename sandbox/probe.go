@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -171,8 +172,13 @@ func probe(cg cgroup.Manager, cgErr error) Capabilities {
 		if cgErr != nil {
 			msg = cgErr.Error()
 		}
+		var ue *cgroup.UnavailableError
 		for _, ctl := range []string{cgroup.Memory, cgroup.Pids, cgroup.CPU} {
-			add("cgroup:"+ctl, false, msg)
+			why := msg
+			if errors.As(cgErr, &ue) && ue.Controllers[ctl] != "" {
+				why = ue.Controllers[ctl]
+			}
+			add("cgroup:"+ctl, false, why)
 		}
 		c.cgroups = cgroup.Availability{}
 	} else {

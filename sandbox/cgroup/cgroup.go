@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -96,6 +97,14 @@ type Manager interface {
 
 // ErrUnavailable is returned by Open when no usable hierarchy exists.
 var ErrUnavailable = errors.New("cgroup: no usable cgroup hierarchy")
+
+// UnavailableError: no controller can be used; Controllers says why for each.
+type UnavailableError struct{ Controllers Availability }
+
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("%v: %v", ErrUnavailable, map[string]string(e.Controllers))
+}
+func (e *UnavailableError) Unwrap() error { return ErrUnavailable }
 
 // Options choose the hierarchy and where groups go.
 type Options struct {
@@ -243,5 +252,16 @@ func validName(name string) error {
 	if name == "" || strings.ContainsAny(name, "/\x00") || name == "." || name == ".." {
 		return fmt.Errorf("cgroup: invalid group name %q", name)
 	}
+	return nil
+}
+
+// probeCreate checks that groups can be created in dir (the directory may
+// exist, made by root, while this process may not write there).
+func probeCreate(dir string) error {
+	p := filepath.Join(dir, fmt.Sprintf("probe-%d", os.Getpid()))
+	if err := os.Mkdir(p, 0o755); err != nil {
+		return fmt.Errorf("cannot create cgroups in %s: %v", dir, err)
+	}
+	os.Remove(p)
 	return nil
 }

@@ -54,6 +54,10 @@ func openV1(opts Options) (Manager, error) {
 			m.avail[s.judge] = fmt.Sprintf("cannot create %s: %v", full, err)
 			continue
 		}
+		if err := probeCreate(full); err != nil {
+			m.avail[s.judge] = err.Error()
+			continue
+		}
 		if s.v1 == "cpuset" {
 			// A new v1 cpuset is empty until cpus and mems are copied down.
 			if err := fillCpuset(dir, parent); err != nil {
@@ -65,7 +69,7 @@ func openV1(opts Options) (Manager, error) {
 		m.avail[s.judge] = ""
 	}
 	if !m.avail.Usable(CPU) && !m.avail.Usable(Memory) && !m.avail.Usable(Pids) {
-		return nil, fmt.Errorf("%w: %v", ErrUnavailable, m.avail)
+		return nil, &UnavailableError{Controllers: m.avail}
 	}
 	m.desc = fmt.Sprintf("v1 %s/<controller>{memory:%s pids:%s cpuacct:%s}", opts.Root,
 		m.parents["memory"], m.parents["pids"], m.parents["cpuacct"])

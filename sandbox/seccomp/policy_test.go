@@ -1,0 +1,54 @@
+package seccomp
+
+import (
+	"testing"
+
+	libseccomp "github.com/elastic/go-seccomp-bpf"
+	"github.com/elastic/go-seccomp-bpf/arch"
+)
+
+func TestPoliciesAssemble(t *testing.T) {
+	for _, single := range []bool{false, true} {
+		for _, nonet := range []bool{false, true} {
+			opts := Options{SingleProcess: single, NoNetwork: nonet}
+			progs, err := Build(opts)
+			if err != nil {
+				t.Fatalf("%+v: %v", opts, err)
+			}
+			want := 1
+			if single {
+				want = 2 // the clone flag rule lives in its own filter
+			}
+			if len(progs) != want {
+				t.Errorf("%+v: %d filters, want %d", opts, len(progs), want)
+			}
+			again, _ := Build(opts)
+			if &again[0][0] != &progs[0][0] {
+				t.Errorf("%+v: filters were assembled twice", opts)
+			}
+		}
+	}
+}
+
+// The base filter is an allowlist: anything not x86_64 (int 0x80) gets
+// the default action, which must be a kill.
+func TestBaseIsAllowlist(t *testing.T) {
+	pols := Policies(Options{SingleProcess: true, NoNetwork: true})
+	if pols[0].DefaultAction != libseccomp.ActionKillProcess {
+		t.Fatalf("base default action %v, want kill_process", pols[0].DefaultAction)
+	}
+	for i, p := range pols[1:] {
+		// go-seccomp-bpf v1.6.0 bug: a conditional group must be a
+		// filter's last group.
+		for j, g := range p.Syscalls {
+			if len(g.NamesWithCondtions) > 0 && j != len(p.Syscalls)-1 {
+				t.Errorf("filter %d: conditional group %d is not last", i+1, j)
+			}
+		}
+	}
+	for _, n := range append(append([]string{}, Killed...), NotImplemented...) {
+		if _, ok := arch.X86_64.SyscallNames[n]; !ok {
+			t.Errorf("%s is not an x86_64 system call", n)
+		}
+	}
+}
