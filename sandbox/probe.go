@@ -133,9 +133,22 @@ func probe(cg cgroup.Manager, cgErr error) Capabilities {
 		}
 	}
 	canNS := c.Root || c.UserNS
+	// One clone with every namespace usually settles it; only when the host
+	// refuses it is each namespace tried on its own.
+	var all uintptr
+	for _, ns := range namespaceFlags {
+		all |= ns.flag
+	}
+	allOK := canNS && tryClone(all, user) == nil
 	for _, ns := range namespaceFlags {
 		if !canNS {
 			add("namespace:"+ns.name, false, "no privilege to create namespaces")
+			continue
+		}
+		if allOK {
+			c.Namespaces = append(c.Namespaces, ns.name)
+			c.cloneflags |= ns.flag
+			add("namespace:"+ns.name, true, "")
 			continue
 		}
 		if err := tryClone(ns.flag, user); err != nil {
