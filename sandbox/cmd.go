@@ -141,7 +141,7 @@ func (c *Cmd) Start() (err error) {
 	seq := c.Slot.nextSeq()
 	box := c.Box
 	if box == "" {
-		box = filepath.Join(sb.boxes, fmt.Sprintf("s%d-p%d-%d", c.Slot.N, os.Getpid(), seq))
+		box = filepath.Join(sb.boxes, fmt.Sprintf("%s-s%d-%d", sb.RunPrefix(), c.Slot.N, seq))
 		if err := os.Mkdir(box, 0o700); err != nil {
 			return &SetupError{"box", err}
 		}
@@ -210,7 +210,7 @@ func (c *Cmd) Start() (err error) {
 	}
 
 	if useCgroup {
-		name := fmt.Sprintf("s%d-p%d-%d", c.Slot.N, os.Getpid(), seq)
+		name := fmt.Sprintf("%s-s%d-%d", sb.RunPrefix(), c.Slot.N, seq)
 		if c.Trusted {
 			name += "t"
 		}

@@ -102,7 +102,7 @@ func assertClean(t *testing.T, sl *sandbox.Slot, allowPids ...int) {
 	if len(boxes) != 0 {
 		t.Errorf("temporary boxes remain: %v", boxes)
 	}
-	for _, d := range cgroupChildren() {
+	for _, d := range cgroupChildren(testSandbox(t).RunPrefix()) {
 		t.Errorf("run cgroup remains: %s", d)
 	}
 }
@@ -133,7 +133,7 @@ func processesOf(uids ...int) []int {
 }
 
 // cgroupChildren lists run cgroups left beneath docket's parents.
-func cgroupChildren() []string {
+func cgroupChildren(prefix string) []string {
 	var out []string
 	own, _ := os.ReadFile("/proc/self/cgroup")
 	for _, line := range strings.Split(string(own), "\n") {
@@ -148,7 +148,7 @@ func cgroupChildren() []string {
 			dir := filepath.Join("/sys/fs/cgroup", ctl, parts[2], "docket")
 			entries, _ := os.ReadDir(dir)
 			for _, e := range entries {
-				if e.IsDir() {
+				if e.IsDir() && strings.HasPrefix(e.Name(), prefix) {
 					out = append(out, filepath.Join(dir, e.Name()))
 				}
 			}

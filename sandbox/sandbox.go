@@ -14,6 +14,8 @@
 package sandbox
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -76,7 +78,13 @@ type Sandbox struct {
 	debug  *debugLog
 	slotMu sync.Mutex
 	slots  map[int]bool
+	// id makes run names (cgroups, boxes) unique on the host: pids are
+	// not, across pid namespaces.
+	id string
 }
+
+// RunPrefix starts the names of this sandbox's cgroups and boxes.
+func (s *Sandbox) RunPrefix() string { return "r" + s.id }
 
 // New probes the host and prepares the state directory.
 func New(cfg Config) (*Sandbox, error) {
@@ -96,7 +104,11 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.Binds == nil {
 		cfg.Binds = DefaultBinds
 	}
-	s := &Sandbox{cfg: cfg, slots: map[int]bool{}}
+	var idb [6]byte
+	if _, err := rand.Read(idb[:]); err != nil {
+		return nil, err
+	}
+	s := &Sandbox{cfg: cfg, slots: map[int]bool{}, id: hex.EncodeToString(idb[:])}
 	s.root = filepath.Join(cfg.StateDir, "root")
 	s.boxes = filepath.Join(cfg.StateDir, "boxes")
 	for _, d := range []struct {
