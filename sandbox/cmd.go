@@ -289,7 +289,7 @@ func (c *Cmd) Start() (err error) {
 	// Watchdogs: wall clock and CPU (the rlimit is only a backstop).
 	c.timer = time.AfterFunc(c.lim.WallTime, func() { c.kill(TLE, SourceWall) })
 	if c.group != nil && caps.cgroups.Usable(cgroup.CPU) {
-		go c.watchCPU()
+		go c.watchCPU(c.group)
 	}
 	return nil
 }
@@ -427,12 +427,15 @@ func (c *Cmd) killTree() {
 
 // watchCPU polls the cgroup's CPU time, sleeping as long as the remaining
 // budget allows at full speed on every CPU, so a run is stopped within a few
-// milliseconds of its limit with few reads.
-func (c *Cmd) watchCPU() {
+// milliseconds of its limit with few reads. It gets the group as an
+// argument: Wait's cleanup sets c.group to nil, possibly before this
+// goroutine first runs (a short run), and a read of a removed group only
+// fails.
+func (c *Cmd) watchCPU(group cgroup.Group) {
 	limit := c.lim.CPUTime
 	ncpu := time.Duration(ncpus())
 	for {
-		used, err := c.group.CPUUsage()
+		used, err := group.CPUUsage()
 		if err == nil && used > limit {
 			c.kill(TLE, SourceCPU)
 			return
