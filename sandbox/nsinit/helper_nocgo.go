@@ -18,18 +18,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// init recognises the helper's argv[0] and takes over before main (and
-// before most other packages' init functions, which sort after it).
-func init() {
-	switch os.Args[0] {
-	case Arg0:
-		os.Exit(helper())
-	case ProbeArg0:
-		os.Exit(0)
-	}
-}
-
-func helper() int {
+// goHelper is the whole helper; its result is the exit code.
+func goHelper() int {
 	// Every step below and the final execve happen on this thread, so
 	// per-thread state (pdeathsig) is the target's.
 	runtime.LockOSThread()

@@ -61,6 +61,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 
 	"github.com/docketjudge/docket/sandbox/mount"
 	"github.com/docketjudge/docket/sandbox/rlimit"
@@ -84,6 +85,19 @@ const (
 
 // MaxRequest bounds an encoded Request (DK_MAX_REQUEST in nsinit.h).
 const MaxRequest = 16 << 20
+
+// init takes over a binary started with the helper's or the probe's
+// argv[0], before main (and before most other packages' init functions,
+// which sort after it). With cgo the constructor in nsinit.c has already
+// handled both and never returned; goHelper covers the build without cgo.
+func init() {
+	switch os.Args[0] {
+	case Arg0:
+		os.Exit(goHelper())
+	case ProbeArg0:
+		os.Exit(0)
+	}
+}
 
 // Request is everything the helper does, decided by the parent.
 type Request struct {

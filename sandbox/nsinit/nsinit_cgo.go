@@ -20,19 +20,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The helper and the probe are handled by the constructor in nsinit.c,
-// which never returns for them; reaching Go with their argv[0] means it did
-// not run (a C library that does not call constructors as glibc does).
-// Fail the setup rather than start docket as a helper.
-func init() {
-	switch os.Args[0] {
-	case Arg0:
-		status := os.NewFile(4, "status")
-		status.Write([]byte("Ensinit: the C helper did not run (constructor not called)"))
-		os.Exit(127)
-	case ProbeArg0:
-		os.Exit(0)
-	}
+// goHelper only runs if the constructor in nsinit.c did not (it never
+// returns for the helper's argv[0]): fail the setup rather than start
+// docket as a helper.
+func goHelper() int {
+	os.NewFile(4, "status").Write([]byte("Ensinit: the C helper did not run (constructor not called)"))
+	return 127
 }
 
 // The C side's constants must be the Go side's.
