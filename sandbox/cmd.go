@@ -25,7 +25,7 @@ import (
 // process of the helper's (pid 2) rather than as PID 1 of its namespace.
 // A namespace init does not receive the signals the kernel sends on its
 // own behalf with default action (SIGXFSZ, SIGXCPU, a raised SIGABRT).
-const TargetIsChildOfInit = false
+const TargetIsChildOfInit = nsinit.TargetIsChildOfInit
 
 // BoxDir is where the box appears inside the sandbox.
 const BoxDir = "/box"
@@ -86,6 +86,11 @@ type Cmd struct {
 	killed   Status
 	killSrc  string
 	setupErr string
+	// the init protocol (TargetIsChildOfInit): what PID 1 reported
+	records   chan struct{} // closed when the status pipe reached EOF
+	targetWS  syscall.WaitStatus
+	targetEnd time.Time
+	hasWS     bool
 	timer    *time.Timer
 	debugRec debugRecord
 }
@@ -285,17 +290,23 @@ func (c *Cmd) Start() (err error) {
 	if _, err := reqW.Write([]byte{1}); err != nil {
 		return fail("release", err)
 	}
-	statR.SetReadDeadline(time.Now().Add(10 * time.Second))
-	kind, msg, err = readStatus(statR)
-	if err == nil && kind == nsinit.ExecError {
-		c.setupErr = msg
-	} else if err != nil && !errors.Is(err, io.EOF) {
-		return fail("exec", err)
+	if TargetIsChildOfInit {
+		statR.SetReadDeadline(time.Time{})
+		c.records = make(chan struct{})
+		go c.readRecords(statR)
+	} else {
+		statR.SetReadDeadline(time.Now().Add(10 * time.Second))
+		kind, msg, err = readStatus(statR)
+		if err == nil && kind == nsinit.ExecError {
+			c.setupErr = msg
+		} else if err != nil && !errors.Is(err, io.EOF) {
+			return fail("exec", err)
+		}
 	}
 	// Watchdogs: wall clock and CPU (the rlimit is only a backstop).
 	c.timer = time.AfterFunc(c.lim.WallTime, func() { c.kill(TLE, SourceWall) })
 	if c.group != nil && caps.cgroups.Usable(cgroup.CPU) {
-		go c.watchCPU()
+		go c.watchCPU(c.group)
 	}
 	return nil
 }
@@ -391,6 +402,31 @@ func (cp *capped) drain(r io.Reader) {
 	}
 }
 
+// readRecords reads PID 1's framed records until EOF: an exec failure
+// message, then the target's wait status.
+func (c *Cmd) readRecords(r io.Reader) {
+	defer close(c.records)
+	var hdr [5]byte
+	for {
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+			return
+		}
+		v := uint32(hdr[1]) | uint32(hdr[2])<<8 | uint32(hdr[3])<<16 | uint32(hdr[4])<<24
+		switch hdr[0] {
+		case nsinit.ExecError:
+			msg := make([]byte, min(v, 64<<10))
+			n, _ := io.ReadFull(r, msg)
+			c.setupErr = string(msg[:n])
+		case nsinit.TargetStatus:
+			c.targetEnd = time.Now()
+			c.targetWS = syscall.WaitStatus(v)
+			c.hasWS = true
+		default:
+			return
+		}
+	}
+}
+
 func readStatus(r io.Reader) (byte, string, error) {
 	b := make([]byte, 4096)
 	n, err := r.Read(b)
@@ -433,12 +469,15 @@ func (c *Cmd) killTree() {
 
 // watchCPU polls the cgroup's CPU time, sleeping as long as the remaining
 // budget allows at full speed on every CPU, so a run is stopped within a few
-// milliseconds of its limit with few reads.
-func (c *Cmd) watchCPU() {
+// milliseconds of its limit with few reads. It gets the group as an
+// argument: Wait's cleanup sets c.group to nil, possibly before this
+// goroutine first runs (a short run), and a read of a removed group only
+// fails.
+func (c *Cmd) watchCPU(group cgroup.Group) {
 	limit := c.lim.CPUTime
 	ncpu := time.Duration(ncpus())
 	for {
-		used, err := c.group.CPUUsage()
+		used, err := group.CPUUsage()
 		if err == nil && used > limit {
 			c.kill(TLE, SourceCPU)
 			return
@@ -465,6 +504,12 @@ func (c *Cmd) Wait() (*Result, error) {
 	}
 	werr := c.proc.Wait()
 	wall := time.Since(c.start)
+	if c.records != nil {
+		<-c.records // init has exited: its end of the pipe is closed
+		if c.hasWS {
+			wall = c.targetEnd.Sub(c.start)
+		}
+	}
 	close(c.done)
 	c.timer.Stop()
 	res := &Result{WallTime: wall}
@@ -489,6 +534,9 @@ func (c *Cmd) Wait() (*Result, error) {
 	}
 	if ps != nil {
 		ws := ps.Sys().(syscall.WaitStatus)
+		if c.hasWS {
+			ws = c.targetWS // the target's own status, as PID 1 saw it
+		}
 		res.ExitCode = ws.ExitStatus()
 		if ws.Signaled() {
 			res.Signal = int(ws.Signal())

@@ -68,10 +68,15 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// tasks is the pids cgroup limit.
+// tasks is the pids cgroup limit, plus the helper's init process when
+// the target runs under it.
 func (l Limits) tasks() int64 {
+	n := int64(l.Threads)
 	if l.Processes > 1 {
-		return int64(l.Processes)
+		n = int64(l.Processes)
 	}
-	return int64(l.Threads)
+	if TargetIsChildOfInit {
+		n++
+	}
+	return n
 }

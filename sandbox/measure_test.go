@@ -141,3 +141,16 @@ func TestConnectedPair(t *testing.T) {
 	}
 	assertClean(t, sl)
 }
+
+// Signals the kernel raises on the target's own behalf reach it: as PID 1
+// of its namespace they would be dropped (abort() would end by SIGSEGV).
+func TestSelfRaisedSignals(t *testing.T) {
+	if !sandbox.TargetIsChildOfInit {
+		t.Skip("this helper (built without cgo) runs the target as PID 1 of its namespace, where self-raised default-action signals are dropped")
+	}
+	sl := testSlot(t)
+	res := runProg(t, sl, testprog.C(t, "testdata/progs/abort.c"), sandbox.Limits{})
+	if res.Status != sandbox.RE || res.Signal != int(syscall.SIGABRT) || res.Source != sandbox.SourceSignal {
+		t.Errorf("abort(): %s (%s) signal %d, want RE (signal) signal %d", res.Status, res.Source, res.Signal, syscall.SIGABRT)
+	}
+}

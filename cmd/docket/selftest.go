@@ -210,14 +210,15 @@ func escapeMain(args []string) int {
 		b, err := os.ReadFile(args[1])
 		return say(err == nil && len(b) > 0, "read %s: %v (%d bytes)", args[1], err, len(b))
 	case "procs":
+		// Visible: every pid but this process and the sandbox's own init.
 		entries, _ := os.ReadDir("/proc")
-		n := 0
+		var others []string
 		for _, e := range entries {
-			if _, err := strconv.Atoi(e.Name()); err == nil {
-				n++
+			if pid, err := strconv.Atoi(e.Name()); err == nil && pid != os.Getpid() && pid != 1 {
+				others = append(others, e.Name())
 			}
 		}
-		return say(n > 1, "%d processes visible", n)
+		return say(len(others) > 0, "%d other processes visible %v", len(others), others)
 	case "write":
 		err := os.WriteFile(args[1], []byte("x"), 0o644)
 		return say(err == nil, "write %s: %v", args[1], err)

@@ -3,6 +3,12 @@
 // directories, the writable box, a size-limited /tmp, a fresh /proc and a
 // minimal /dev, then pivot_root into it. It runs in the sandbox helper,
 // inside a new mount namespace, before the uid switch.
+//
+// The types (Bind, Rootfs, Devices) are how the parent describes the root
+// in every build. Build itself only runs in the pure-Go helper of builds
+// without cgo: the normal, cgo build does the same in C before the Go
+// runtime starts (sandbox/nsinit/rootfs.c, which follows this file step
+// for step and must be changed with it).
 package mount
 
 import (

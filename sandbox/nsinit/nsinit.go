@@ -2,35 +2,66 @@
 // that runs in the child, between clone and the target's execve.
 //
 // The parent starts the docket binary itself (/proc/self/exe) with argv[0]
-// set to Arg0, already inside its new namespaces. This package's init
-// function recognises that argv[0] and takes over before main (and before
-// most other packages' init functions, which sort after it), so a helper
-// never runs docket's own startup.
+// set to Arg0, already inside its new namespaces. Two implementations of
+// the helper speak the same protocol:
+//
+//   - With cgo (the normal build), the helper is C: a constructor in
+//     nsinit.c, run by the C library before the Go runtime starts,
+//     recognises Arg0, performs the whole setup and execs the target; it
+//     never returns into Go. A helper therefore costs an execve of the
+//     binary plus its setup system calls, not a Go runtime start and every
+//     package init of a large binary (about 2 ms per run).
+//   - Without cgo (CGO_ENABLED=0), helper_nocgo.go does the same in Go from
+//     this package's init function, using packages mount, rlimit and
+//     seccomp/load. It is slower to start, not weaker.
 //
 // Protocol over two inherited pipes, never through a file a target could read:
 //
-//	fd 3 (parent -> helper): 4-byte big-endian length, the JSON Request, then
-//	                         one release byte
+//	fd 3 (parent -> helper): 4-byte little-endian length, the encoded
+//	                         Request (see "Wire format"), then one release
+//	                         byte
 //	fd 4 (helper -> parent): 'R' once every layer is applied, or
-//	                         'E' + message if setup failed (the helper exits);
-//	                         after release: EOF when execve succeeded (fd 4 is
-//	                         close-on-exec), or 'X' + message if it failed.
+//	                         'E' + message if setup failed (the helper exits
+//	                         127); after release: EOF when execve succeeded
+//	                         (fd 4 is close-on-exec), or 'X' + message if it
+//	                         failed.
 //
 // Between 'R' and the release the parent moves the helper into the run's
 // cgroup and takes its baselines, so neither the helper's memory nor its
 // setup time is charged to the target.
+//
+// # Wire format
+//
+// The Request is a sequence of records, each a 1-byte tag, a 4-byte
+// little-endian payload length and the payload. Integers are little-endian;
+// strings are raw bytes and may not contain NUL. Both decoders (Go here, C
+// in request.c) check every length and reject anything else with the same
+// message; a decoder test compares them on random and corrupted input.
+//
+//	'A' string            one argv element, in order (at least one)
+//	'E' string            one environment entry, in order
+//	'D' string            working directory (at most once; absent: none)
+//	'H' string            hostname (at most once; absent: none)
+//	'U' i64 uid, i64 gid  (at most once; absent: -1, -1)
+//	'L' i32 resource, u64 cur, u64 max    one rlimit, applied in order
+//	'S' (empty)           seccomp filters follow (at most once; absent: none)
+//	'F' n × {u16 code, u8 jt, u8 jf, u32 k}
+//	                      one filter, n ≤ 65535 (n = 0: skipped); after 'S'
+//	'R' i64 tmp size, u8 flags (1 proc, 2 dev by bind), mount point
+//	                      the new root (at most once; absent: none)
+//	'B' u8 flags (1 writable, 2 optional), u32 source length, source,
+//	    target            one bind, in order; after 'R'
+//	'M' string            one mask; after 'R'
 package nsinit
 
 import (
+	"bytes"
 	"encoding/binary"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
-	"runtime"
-	"strings"
-	"syscall"
-	"unsafe"
 
 	"github.com/docketjudge/docket/sandbox/mount"
 	"github.com/docketjudge/docket/sandbox/rlimit"
@@ -50,7 +81,26 @@ const (
 	Ready      = 'R'
 	SetupError = 'E'
 	ExecError  = 'X'
+	// TargetStatus follows the release when TargetIsChildOfInit: the
+	// target's wait status as a 4-byte little-endian value.
+	TargetStatus = 'S'
 )
+
+// MaxRequest bounds an encoded Request (DK_MAX_REQUEST in nsinit.h).
+const MaxRequest = 16 << 20
+
+// init takes over a binary started with the helper's or the probe's
+// argv[0], before main (and before most other packages' init functions,
+// which sort after it). With cgo the constructor in nsinit.c has already
+// handled both and never returned; goHelper covers the build without cgo.
+func init() {
+	switch os.Args[0] {
+	case Arg0:
+		os.Exit(goHelper())
+	case ProbeArg0:
+		os.Exit(0)
+	}
+}
 
 // Request is everything the helper does, decided by the parent.
 type Request struct {
@@ -65,198 +115,348 @@ type Request struct {
 	Seccomp  load.Programs  `json:"seccomp"` // nil: no filter (reported by the parent)
 }
 
-func init() {
-	switch os.Args[0] {
-	case Arg0:
-		os.Exit(helper())
-	case ProbeArg0:
-		os.Exit(0)
+// Record tags (the same letters in nsinit.h).
+const (
+	tagArg     = 'A'
+	tagEnv     = 'E'
+	tagDir     = 'D'
+	tagHost    = 'H'
+	tagIDs     = 'U'
+	tagRlimit  = 'L'
+	tagSeccomp = 'S'
+	tagFilter  = 'F'
+	tagRootfs  = 'R'
+	tagBind    = 'B'
+	tagMask    = 'M'
+)
+
+// Flag bits of the 'R' and 'B' records.
+const (
+	rootfsProc      = 1
+	rootfsDevByBind = 2
+	bindWritable    = 1
+	bindOptional    = 2
+)
+
+const (
+	maxFilterLen = math.MaxUint16 // sock_fprog.len is 16 bits
+	insnSize     = 8              // sizeof(struct sock_filter)
+	recordHeader = 5
+)
+
+// WriteRequest is the parent's half of the helper's request decoder: one
+// write of the framed records.
+func WriteRequest(w io.Writer, req *Request) error {
+	b, err := encodeRequest(req)
+	if err != nil {
+		return err
 	}
+	_, err = w.Write(b)
+	return err
 }
 
-func helper() int {
-	// Every step below and the final execve happen on this thread, so
-	// per-thread state (pdeathsig) is the target's.
-	runtime.LockOSThread()
-	reqPipe := os.NewFile(3, "request")
-	status := os.NewFile(4, "status")
-	req, err := readRequest(reqPipe)
-	if err != nil {
-		return report(status, SetupError, "read request", err)
+func encodeRequest(req *Request) ([]byte, error) {
+	e := &encoder{buf: make([]byte, 4, 4096)}
+	for _, a := range req.Argv {
+		e.str(tagArg, a)
 	}
-	path, stage, err := setup(req)
-	if err != nil {
-		return report(status, SetupError, stage, err)
+	for _, v := range req.Env {
+		e.str(tagEnv, v)
 	}
-	if _, err := status.Write([]byte{Ready}); err != nil {
-		return 1
+	if req.Dir != "" {
+		e.str(tagDir, req.Dir)
 	}
-	var release [1]byte
-	if n, _ := reqPipe.Read(release[:]); n != 1 {
-		return 1 // the parent gave up: never run the target
+	if req.Hostname != "" {
+		e.str(tagHost, req.Hostname)
 	}
-	resetSignals()
-	err = syscall.Exec(path, req.Argv, req.Env)
-	return report(status, ExecError, "execve "+req.Argv[0], err)
+	e.record(tagIDs, 16)
+	e.u64(uint64(int64(req.UID)))
+	e.u64(uint64(int64(req.GID)))
+	for _, l := range req.Rlimits {
+		if l.Resource < math.MinInt32 || l.Resource > math.MaxInt32 {
+			return nil, fmt.Errorf("nsinit: rlimit resource %d out of range", l.Resource)
+		}
+		e.record(tagRlimit, 20)
+		e.u32(uint32(int32(l.Resource)))
+		e.u64(l.Cur)
+		e.u64(l.Max)
+	}
+	if req.Seccomp != nil {
+		e.record(tagSeccomp, 0)
+		for i, p := range req.Seccomp {
+			if len(p) > maxFilterLen {
+				return nil, fmt.Errorf("nsinit: seccomp filter %d has %d instructions, more than %d", i, len(p), maxFilterLen)
+			}
+			e.record(tagFilter, len(p)*insnSize)
+			for _, in := range p {
+				e.buf = binary.LittleEndian.AppendUint16(e.buf, in.Code)
+				e.buf = append(e.buf, in.Jt, in.Jf)
+				e.u32(in.K)
+			}
+		}
+	}
+	if r := req.Rootfs; r != nil {
+		var flags byte
+		if r.Proc {
+			flags |= rootfsProc
+		}
+		if r.DevByBind {
+			flags |= rootfsDevByBind
+		}
+		e.record(tagRootfs, 9+len(r.MountPoint))
+		e.u64(uint64(r.TmpSize))
+		e.buf = append(e.buf, flags)
+		e.buf = append(e.buf, r.MountPoint...)
+		for _, b := range r.Binds {
+			flags = 0
+			if b.Writable {
+				flags |= bindWritable
+			}
+			if b.Optional {
+				flags |= bindOptional
+			}
+			e.record(tagBind, 5+len(b.Source)+len(b.Target))
+			e.buf = append(e.buf, flags)
+			e.u32(uint32(len(b.Source)))
+			e.buf = append(e.buf, b.Source...)
+			e.buf = append(e.buf, b.Target...)
+		}
+		for _, m := range r.Masks {
+			e.str(tagMask, m)
+		}
+	}
+	if e.err != nil {
+		return nil, e.err
+	}
+	n := len(e.buf) - 4
+	if n > MaxRequest {
+		return nil, fmt.Errorf("nsinit: request too large (%d bytes)", n)
+	}
+	binary.LittleEndian.PutUint32(e.buf[:4], uint32(n))
+	return e.buf, nil
 }
 
+type encoder struct {
+	buf []byte
+	err error
+}
+
+func (e *encoder) record(tag byte, n int) {
+	if n > MaxRequest && e.err == nil {
+		e.err = fmt.Errorf("nsinit: request too large (record '%c' of %d bytes)", tag, n)
+	}
+	e.buf = append(e.buf, tag)
+	e.u32(uint32(n))
+}
+
+func (e *encoder) str(tag byte, s string) {
+	e.record(tag, len(s))
+	e.buf = append(e.buf, s...)
+}
+
+func (e *encoder) u32(v uint32) { e.buf = binary.LittleEndian.AppendUint32(e.buf, v) }
+func (e *encoder) u64(v uint64) { e.buf = binary.LittleEndian.AppendUint64(e.buf, v) }
+
+// readRequest reads one framed Request, as the C helper's read_request does.
 func readRequest(r io.Reader) (*Request, error) {
-	var n uint32
-	if err := binary.Read(r, binary.BigEndian, &n); err != nil {
+	var hdr [4]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return nil, err
 	}
-	if n > 16<<20 {
+	n := binary.LittleEndian.Uint32(hdr[:])
+	if n > MaxRequest {
 		return nil, fmt.Errorf("request too large (%d bytes)", n)
 	}
 	buf := make([]byte, n)
 	if _, err := io.ReadFull(r, buf); err != nil {
 		return nil, err
 	}
-	var req Request
-	if err := json.Unmarshal(buf, &req); err != nil {
-		return nil, err
+	return decodeRequest(buf)
+}
+
+// decodeRequest parses the records of one Request. Every check, its order
+// and its message match dk_parse_request in request.c.
+func decodeRequest(b []byte) (*Request, error) {
+	req := &Request{UID: -1, GID: -1}
+	var seenDir, seenHost, seenIDs bool
+	for off := 0; off < len(b); {
+		left := len(b) - off
+		if left < recordHeader {
+			return nil, fmt.Errorf("record at byte %d: truncated header (%d bytes left)", off, left)
+		}
+		tag := b[off]
+		if !knownTag(tag) {
+			return nil, fmt.Errorf("record at byte %d: unknown tag 0x%02x", off, tag)
+		}
+		n := binary.LittleEndian.Uint32(b[off+1:])
+		left -= recordHeader
+		if uint64(n) > uint64(left) {
+			return nil, fmt.Errorf("record at byte %d ('%c'): length %d exceeds the %d bytes left", off, tag, n, left)
+		}
+		p := b[off+recordHeader : off+recordHeader+int(n)]
+		fail := func(format string, args ...any) error {
+			return fmt.Errorf("record at byte %d ('%c'): %s", off, tag, fmt.Sprintf(format, args...))
+		}
+		str := func(s []byte) (string, error) {
+			if bytes.IndexByte(s, 0) >= 0 {
+				return "", fail("contains a NUL byte")
+			}
+			return string(s), nil
+		}
+		once := func(seen *bool) error {
+			if *seen {
+				return fail("repeated")
+			}
+			*seen = true
+			return nil
+		}
+		exact := func(want int) error {
+			if int(n) != want {
+				return fail("length %d, want %d", n, want)
+			}
+			return nil
+		}
+		atLeast := func(want int) error {
+			if int(n) < want {
+				return fail("length %d, want at least %d", n, want)
+			}
+			return nil
+		}
+		after := func(ok bool, parent byte) error {
+			if !ok {
+				return fail("before its '%c' record", parent)
+			}
+			return nil
+		}
+		var err error
+		switch tag {
+		case tagArg, tagEnv:
+			var s string
+			if s, err = str(p); err == nil {
+				if tag == tagArg {
+					req.Argv = append(req.Argv, s)
+				} else {
+					req.Env = append(req.Env, s)
+				}
+			}
+		case tagDir:
+			if err = once(&seenDir); err == nil {
+				req.Dir, err = str(p)
+			}
+		case tagHost:
+			if err = once(&seenHost); err == nil {
+				req.Hostname, err = str(p)
+			}
+		case tagIDs:
+			if err = once(&seenIDs); err == nil {
+				if err = exact(16); err == nil {
+					req.UID = int(int64(binary.LittleEndian.Uint64(p)))
+					req.GID = int(int64(binary.LittleEndian.Uint64(p[8:])))
+				}
+			}
+		case tagRlimit:
+			if err = exact(20); err == nil {
+				req.Rlimits = append(req.Rlimits, rlimit.Limit{
+					Resource: int(int32(binary.LittleEndian.Uint32(p))),
+					Cur:      binary.LittleEndian.Uint64(p[4:]),
+					Max:      binary.LittleEndian.Uint64(p[12:]),
+				})
+			}
+		case tagSeccomp:
+			seen := req.Seccomp != nil
+			if err = once(&seen); err == nil {
+				if err = exact(0); err == nil {
+					req.Seccomp = load.Programs{}
+				}
+			}
+		case tagFilter:
+			if err = after(req.Seccomp != nil, tagSeccomp); err != nil {
+				break
+			}
+			if n%insnSize != 0 {
+				err = fail("length %d is not a multiple of %d", n, insnSize)
+				break
+			}
+			if n/insnSize > maxFilterLen {
+				err = fail("%d instructions, more than %d", n/insnSize, maxFilterLen)
+				break
+			}
+			prog := make(load.Program, n/insnSize)
+			for i := range prog {
+				q := p[i*insnSize:]
+				prog[i] = unix.SockFilter{Code: binary.LittleEndian.Uint16(q), Jt: q[2], Jf: q[3], K: binary.LittleEndian.Uint32(q[4:])}
+			}
+			req.Seccomp = append(req.Seccomp, prog)
+		case tagRootfs:
+			seen := req.Rootfs != nil
+			if err = once(&seen); err != nil {
+				break
+			}
+			if err = atLeast(9); err != nil {
+				break
+			}
+			flags := p[8]
+			if flags&^(rootfsProc|rootfsDevByBind) != 0 {
+				err = fail("unknown flags 0x%02x", flags)
+				break
+			}
+			r := &mount.Rootfs{
+				TmpSize:   int64(binary.LittleEndian.Uint64(p)),
+				Proc:      flags&rootfsProc != 0,
+				DevByBind: flags&rootfsDevByBind != 0,
+			}
+			if r.MountPoint, err = str(p[9:]); err == nil {
+				req.Rootfs = r
+			}
+		case tagBind:
+			if err = after(req.Rootfs != nil, tagRootfs); err != nil {
+				break
+			}
+			if err = atLeast(5); err != nil {
+				break
+			}
+			flags := p[0]
+			if flags&^(bindWritable|bindOptional) != 0 {
+				err = fail("unknown flags 0x%02x", flags)
+				break
+			}
+			sn := binary.LittleEndian.Uint32(p[1:])
+			if uint64(sn) > uint64(n-5) {
+				err = fail("source length %d exceeds the %d bytes left", sn, n-5)
+				break
+			}
+			bd := mount.Bind{Writable: flags&bindWritable != 0, Optional: flags&bindOptional != 0}
+			if bd.Source, err = str(p[5 : 5+sn]); err != nil {
+				break
+			}
+			if bd.Target, err = str(p[5+sn:]); err != nil {
+				break
+			}
+			req.Rootfs.Binds = append(req.Rootfs.Binds, bd)
+		case tagMask:
+			if err = after(req.Rootfs != nil, tagRootfs); err != nil {
+				break
+			}
+			var s string
+			if s, err = str(p); err == nil {
+				req.Rootfs.Masks = append(req.Rootfs.Masks, s)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		off += recordHeader + int(n)
 	}
 	if len(req.Argv) == 0 {
-		return nil, fmt.Errorf("empty argv")
+		return nil, errors.New("empty argv")
 	}
-	return &req, nil
+	return req, nil
 }
 
-// WriteRequest is the parent's half of readRequest.
-func WriteRequest(w io.Writer, req *Request) error {
-	b, err := json.Marshal(req)
-	if err != nil {
-		return err
+func knownTag(t byte) bool {
+	switch t {
+	case tagArg, tagEnv, tagDir, tagHost, tagIDs, tagRlimit, tagSeccomp, tagFilter, tagRootfs, tagBind, tagMask:
+		return true
 	}
-	var hdr [4]byte
-	binary.BigEndian.PutUint32(hdr[:], uint32(len(b)))
-	_, err = w.Write(append(hdr[:], b...))
-	return err
-}
-
-// setup applies every layer in order and resolves the program. The order
-// matters: mounts need root, so the uid switch follows them; the uid switch
-// clears pdeathsig, so it is set again after; seccomp comes last because it
-// forbids mount and friends.
-func setup(req *Request) (path, stage string, err error) {
-	if req.Rootfs != nil {
-		if err := mount.Build(*req.Rootfs); err != nil {
-			return "", "mount", err
-		}
-	}
-	if req.Hostname != "" {
-		if err := unix.Sethostname([]byte(req.Hostname)); err != nil {
-			return "", "sethostname", err
-		}
-	}
-	if req.UID >= 0 {
-		if err := syscall.Setgroups(nil); err != nil {
-			return "", "setgroups", err
-		}
-		if err := syscall.Setresgid(req.GID, req.GID, req.GID); err != nil {
-			return "", "setresgid", err
-		}
-		if err := syscall.Setresuid(req.UID, req.UID, req.UID); err != nil {
-			return "", "setresuid", err
-		}
-	}
-	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
-		return "", "pdeathsig", err
-	}
-	if req.Dir != "" {
-		if err := unix.Chdir(req.Dir); err != nil {
-			return "", "chdir " + req.Dir, err
-		}
-	}
-	path, err = lookPath(req.Argv[0], req.Env)
-	if err != nil {
-		return "", "find program", err
-	}
-	if err := rlimit.Apply(req.Rlimits); err != nil {
-		return "", "rlimit", err
-	}
-	// Every inherited descriptor above stderr closes at execve, the status
-	// pipe included: its EOF tells the parent that execve succeeded.
-	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
-		return "", "close_range", err
-	}
-	if req.Seccomp != nil {
-		if err := load.Install(req.Seccomp); err != nil {
-			return "", "seccomp", err
-		}
-	}
-	return path, "", nil
-}
-
-// lookPath finds argv[0] the way a shell inside the sandbox would: a name
-// with a slash as is (relative to the working directory), else on PATH.
-func lookPath(name string, env []string) (string, error) {
-	if strings.Contains(name, "/") {
-		if err := executable(name); err != nil {
-			return "", err
-		}
-		return name, nil
-	}
-	pathVar := ""
-	for _, e := range env {
-		if v, ok := strings.CutPrefix(e, "PATH="); ok {
-			pathVar = v
-		}
-	}
-	for _, dir := range strings.Split(pathVar, ":") {
-		if dir == "" {
-			continue
-		}
-		p := dir + "/" + name
-		if executable(p) == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s: not found in the box or on PATH %s", name, pathVar)
-}
-
-func executable(p string) error {
-	var st unix.Stat_t
-	if err := unix.Stat(p, &st); err != nil {
-		return fmt.Errorf("%s: %w", p, err)
-	}
-	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-		return fmt.Errorf("%s: is a directory", p)
-	}
-	if err := unix.Access(p, unix.X_OK); err != nil {
-		return fmt.Errorf("%s: not executable: %w", p, err)
-	}
-	return nil
-}
-
-func report(status *os.File, kind byte, stage string, err error) int {
-	msg := stage
-	if err != nil {
-		msg += ": " + err.Error()
-	}
-	status.Write(append([]byte{kind}, msg...))
-	return 127
-}
-
-// resetSignals gives the target default signal dispositions and an empty
-// signal mask. execve resets handled signals but keeps ignored and blocked
-// ones, and the Go runtime ignores or blocks some (SIGXFSZ among them):
-// without this, a file over RLIMIT_FSIZE would fail with EFBIG instead of
-// killing the target with SIGXFSZ.
-func resetSignals() {
-	type sigaction struct {
-		handler  uintptr
-		flags    uint64
-		restorer uintptr
-		mask     uint64
-	}
-	dfl := sigaction{}
-	for sig := 1; sig <= 64; sig++ {
-		if sig == int(unix.SIGKILL) || sig == int(unix.SIGSTOP) {
-			continue
-		}
-		unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
-	}
-	var empty uint64
-	unix.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(&empty)), 0, 8, 0, 0)
+	return false
 }

@@ -1,6 +1,10 @@
 // Package rlimit describes and applies the resource limits of a sandboxed
 // run. The parent computes them; the sandbox helper applies them to itself
 // just before execve, so the target inherits them.
+//
+// Apply only runs in the pure-Go helper of builds without cgo; the normal,
+// cgo build applies the limits in C (sandbox/nsinit/rlimit.c, with the same
+// messages, so Name and it must change together).
 package rlimit
 
 import (

@@ -2,6 +2,10 @@
 // package seccomp, which assembles them with go-seccomp-bpf, because it
 // runs in the sandbox helper: a package with no heavy dependencies keeps
 // the helper's start (every package init before its own) short.
+//
+// Programs is the parent's type in every build, but Install only runs in
+// the pure-Go helper of builds without cgo; the normal, cgo build loads the
+// filters in C (sandbox/nsinit/seccomp.c).
 package load
 
 import (

@@ -1,0 +1,131 @@
+//go:build cgo
+
+/*
+ * Shared declarations of the C sandbox helper. nsinit.c is the entry point
+ * and the protocol; request.c decodes the request; rootfs.c builds the new
+ * root; rlimit.c and seccomp.c apply the last two layers. nsinit.go
+ * documents the protocol and the wire format; the constants here must
+ * match it.
+ *
+ * The helper runs single-threaded, before the Go runtime exists, and ends
+ * in execve or _exit: it never returns into Go, so memory is not freed on
+ * its paths (the exec releases it all). Only dk_parse_request is also
+ * called from Go, by the tests (nsinit_cgo.go); it leaks nothing.
+ */
+#ifndef DOCKET_NSINIT_H
+#define DOCKET_NSINIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/filter.h>
+
+#define DK_ARG0 "docket-sandbox-init"        /* nsinit.Arg0 */
+#define DK_PROBE_ARG0 "docket-sandbox-probe" /* nsinit.ProbeArg0 */
+
+#define DK_REQUEST_FD 3 /* request, then the release byte */
+#define DK_STATUS_FD 4  /* 'R', 'E' + message, 'X' + message */
+
+#define DK_READY 'R'
+#define DK_SETUP_ERROR 'E'
+#define DK_EXEC_ERROR 'X'
+#define DK_TARGET_STATUS 'S' /* after the release: the target's wait status */
+
+#define DK_MAX_REQUEST (16 << 20) /* nsinit.MaxRequest */
+
+/* Record tags and flag bits, as in nsinit.go. */
+enum {
+	DK_TAG_ARG = 'A',
+	DK_TAG_ENV = 'E',
+	DK_TAG_DIR = 'D',
+	DK_TAG_HOST = 'H',
+	DK_TAG_IDS = 'U',
+	DK_TAG_RLIMIT = 'L',
+	DK_TAG_SECCOMP = 'S',
+	DK_TAG_FILTER = 'F',
+	DK_TAG_ROOTFS = 'R',
+	DK_TAG_BIND = 'B',
+	DK_TAG_MASK = 'M',
+};
+enum {
+	DK_ROOTFS_PROC = 1,
+	DK_ROOTFS_DEV_BY_BIND = 2,
+	DK_BIND_WRITABLE = 1,
+	DK_BIND_OPTIONAL = 2,
+};
+
+/* mount.Bind */
+struct dk_bind {
+	const char *src;
+	const char *dst; /* "" means src */
+	int writable;
+	int optional;
+};
+
+/* mount.Rootfs */
+struct dk_rootfs {
+	const char *mount_point;
+	int64_t tmp_size; /* <= 0: 16 MiB */
+	int proc;
+	int dev_by_bind;
+	struct dk_bind *binds;
+	size_t nbinds;
+	const char **masks;
+	size_t nmasks;
+};
+
+/* rlimit.Limit */
+struct dk_rlimit {
+	int resource;
+	uint64_t cur, max;
+};
+
+/* nsinit.Request. Every pointer points into one allocation, arena. */
+struct dk_request {
+	char **argv; /* NULL-terminated, argc >= 1 */
+	size_t argc;
+	char **envp; /* NULL-terminated */
+	size_t envc;
+	const char *dir;      /* "": stay */
+	const char *hostname; /* "": keep */
+	int64_t uid, gid;     /* uid < 0: no switch */
+	struct dk_rlimit *rlimits;
+	size_t nrlimits;
+	int has_seccomp;
+	struct sock_fprog *filters;
+	size_t nfilters;
+	int has_rootfs;
+	struct dk_rootfs rootfs;
+	void *arena;
+};
+
+/*
+ * The error of the last failed step, as the Go helper would word it (no
+ * stage prefix: the caller adds that). dk_error formats it and returns -1,
+ * so a failing step ends with "return dk_error(...)". The arguments may
+ * include dk_errmsg itself, to wrap the previous message.
+ */
+extern char *dk_errmsg;
+int dk_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Go's syscall.Errno(e).Error(): "no such file or directory". */
+const char *dk_strerror(int e);
+
+/* request.c: decode len bytes of records into *req (0), or set dk_errmsg (-1). */
+int dk_parse_request(const unsigned char *buf, size_t len, struct dk_request *req);
+void dk_free_request(struct dk_request *req); /* for the Go tests; the helper never frees */
+
+/* rootfs.c: build the new root and pivot into it; cwd is "/" afterwards. */
+int dk_build_rootfs(const struct dk_rootfs *r);
+
+/* rlimit.c, seccomp.c */
+int dk_apply_rlimits(const struct dk_rlimit *l, size_t n);
+int dk_install_seccomp(const struct sock_fprog *progs, size_t n);
+
+/*
+ * nsinit.c, for setup steps only (before the ready byte): a new string
+ * a+b+c; or, out of memory, an 'E' report and exit.
+ */
+char *dk_concat3(const char *a, const char *b, const char *c);
+_Noreturn void dk_oom(void);
+
+#endif

@@ -1,0 +1,105 @@
+//go:build cgo
+
+package nsinit
+
+/*
+#cgo CFLAGS: -O2 -std=gnu11 -Wall -Wextra -Wno-unused-parameter
+#include <stdlib.h>
+#include "nsinit.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"os"
+	"unsafe"
+
+	"github.com/docketjudge/docket/sandbox/mount"
+	"github.com/docketjudge/docket/sandbox/rlimit"
+	"github.com/docketjudge/docket/sandbox/seccomp/load"
+	"golang.org/x/sys/unix"
+)
+
+// goHelper only runs if the constructor in nsinit.c did not (it never
+// returns for the helper's argv[0]): fail the setup rather than start
+// docket as a helper.
+func goHelper() int {
+	os.NewFile(4, "status").Write([]byte("Ensinit: the C helper did not run (constructor not called)"))
+	return 127
+}
+
+// TargetIsChildOfInit: the C helper stays as PID 1 of the run's pid
+// namespace and forks the target, which is PID 2. After the release the
+// status pipe carries framed records: ExecError with a 4-byte length and
+// the message, then TargetStatus with the 4-byte wait status.
+const TargetIsChildOfInit = true
+
+// The C side's constants must be the Go side's.
+var (
+	_ [MaxRequest - C.DK_MAX_REQUEST]byte
+	_ [C.DK_MAX_REQUEST - MaxRequest]byte
+)
+
+// decodeRequestC runs the C decoder (request.c) on b and converts its
+// result back to a Request, for the tests that hold it to decodeRequest.
+func decodeRequestC(b []byte) (*Request, error) {
+	buf := C.CBytes(b)
+	defer C.free(buf)
+	var r C.struct_dk_request
+	if C.dk_parse_request((*C.uchar)(buf), C.size_t(len(b)), &r) < 0 {
+		msg := "out of memory"
+		if C.dk_errmsg != nil {
+			msg = C.GoString(C.dk_errmsg)
+		}
+		return nil, errors.New(msg)
+	}
+	defer C.dk_free_request(&r)
+	strs := func(p **C.char, n C.size_t) []string {
+		if n == 0 {
+			return nil
+		}
+		out := make([]string, n)
+		for i, s := range unsafe.Slice(p, n) {
+			out[i] = C.GoString(s)
+		}
+		return out
+	}
+	req := &Request{
+		Argv:     strs(r.argv, r.argc),
+		Env:      strs(r.envp, r.envc),
+		Dir:      C.GoString(r.dir),
+		Hostname: C.GoString(r.hostname),
+		UID:      int(r.uid),
+		GID:      int(r.gid),
+	}
+	for _, l := range unsafe.Slice(r.rlimits, r.nrlimits) {
+		req.Rlimits = append(req.Rlimits, rlimit.Limit{Resource: int(l.resource), Cur: uint64(l.cur), Max: uint64(l.max)})
+	}
+	if r.has_seccomp != 0 {
+		req.Seccomp = load.Programs{}
+		for _, fp := range unsafe.Slice(r.filters, r.nfilters) {
+			prog := make(load.Program, fp.len)
+			for i, in := range unsafe.Slice(fp.filter, fp.len) {
+				prog[i] = unix.SockFilter{Code: uint16(in.code), Jt: uint8(in.jt), Jf: uint8(in.jf), K: uint32(in.k)}
+			}
+			req.Seccomp = append(req.Seccomp, prog)
+		}
+	}
+	if r.has_rootfs != 0 {
+		fs := &r.rootfs
+		req.Rootfs = &mount.Rootfs{
+			MountPoint: C.GoString(fs.mount_point),
+			TmpSize:    int64(fs.tmp_size),
+			Proc:       fs.proc != 0,
+			DevByBind:  fs.dev_by_bind != 0,
+			Masks:      strs((**C.char)(unsafe.Pointer(fs.masks)), fs.nmasks),
+		}
+		for _, b := range unsafe.Slice(fs.binds, fs.nbinds) {
+			req.Rootfs.Binds = append(req.Rootfs.Binds, mount.Bind{
+				Source: C.GoString(b.src), Target: C.GoString(b.dst),
+				Writable: b.writable != 0, Optional: b.optional != 0,
+			})
+		}
+	}
+	return req, nil
+}

@@ -1,0 +1,61 @@
+//go:build cgo
+
+/*
+ * Resource limits: the C twin of rlimit.Apply. They are applied to the
+ * helper itself just before seccomp and execve, so the target inherits
+ * them and no setup step runs into them. (The Go helper has to go through
+ * unix.Setrlimit so the Go runtime does not restore its saved
+ * RLIMIT_NOFILE at execve; here there is no runtime to do that.)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "nsinit.h"
+
+/* rlimit.Name */
+static const char *rlimit_name(int r, char *buf, size_t size)
+{
+	switch (r) {
+	case RLIMIT_CPU:
+		return "RLIMIT_CPU";
+	case RLIMIT_AS:
+		return "RLIMIT_AS";
+	case RLIMIT_STACK:
+		return "RLIMIT_STACK";
+	case RLIMIT_FSIZE:
+		return "RLIMIT_FSIZE";
+	case RLIMIT_NOFILE:
+		return "RLIMIT_NOFILE";
+	case RLIMIT_CORE:
+		return "RLIMIT_CORE";
+	case RLIMIT_MEMLOCK:
+		return "RLIMIT_MEMLOCK";
+	case RLIMIT_MSGQUEUE:
+		return "RLIMIT_MSGQUEUE";
+	case RLIMIT_NPROC:
+		return "RLIMIT_NPROC";
+	}
+	snprintf(buf, size, "rlimit(%d)", r);
+	return buf;
+}
+
+int dk_apply_rlimits(const struct dk_rlimit *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		/*
+		 * prlimit64 on this process, as unix.Setrlimit does: 64-bit
+		 * values whatever the C library's rlim_t, RLIM_INFINITY ~0.
+		 */
+		uint64_t rl[2] = {l[i].cur, l[i].max};
+		if (syscall(SYS_prlimit64, 0, l[i].resource, rl, NULL) < 0) {
+			int e = errno;
+			char buf[32];
+			return dk_error("setrlimit %s: %s", rlimit_name(l[i].resource, buf, sizeof buf), dk_strerror(e));
+		}
+	}
+	return 0;
+}
