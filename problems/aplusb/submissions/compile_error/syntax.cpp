@@ -1,0 +1,8 @@
+// Compile error: missing semicolon and an undeclared identifier.
+#include <iostream>
+
+int main() {
+    long long a, b
+    std::cin >> a >> b;
+    std::cout << a + c << '\n';
+}

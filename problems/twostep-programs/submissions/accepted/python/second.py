@@ -1,0 +1,4 @@
+# Accepted (second program): prints what first computed.
+import sys
+
+print(sys.stdin.readline().strip())
