@@ -7,15 +7,21 @@ PKGS    := ./...
 # The sandbox helper is a cgo constructor when cgo is available.
 export CGO_ENABLED ?= 1
 
-.PHONY: build test bench run deps vet clean
+.PHONY: build test bench run deps vet clean check-problems
 
 build:
 	$(GO) build -o $(BIN) ./cmd/docket
 
-# System packages the tests need (Debian names). Only installed when missing.
+# System packages the tests need (Debian names): the C toolchain for the
+# sandbox tests, and the language catalog's toolchains for the judging
+# tests and the example problems. Only installed when one is missing.
+APT_PACKAGES := gcc g++ libc6-dev python3 pypy3 nodejs openjdk-17-jdk-headless kotlin rustc
 deps:
-	@command -v gcc >/dev/null && test -e /usr/lib/x86_64-linux-gnu/libc.a || \
-		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc libc6-dev)
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
 
 vet:
 	$(GO) vet $(PKGS)
@@ -32,6 +38,10 @@ bench: deps
 run: build
 	./$(BIN) selftest
 	./$(BIN) exec --time 1s --memory 64M -- /bin/sh -c 'echo hello from the sandbox; id'
+
+# Judge every example problem's own submissions (also part of go test).
+check-problems: build
+	@for p in problems/*/; do ./$(BIN) problem check $$p || exit 1; done
 
 clean:
 	rm -rf bin

@@ -91,8 +91,8 @@ type Cmd struct {
 	targetWS  syscall.WaitStatus
 	targetEnd time.Time
 	hasWS     bool
-	timer    *time.Timer
-	debugRec debugRecord
+	timer     *time.Timer
+	debugRec  debugRecord
 }
 
 // Run starts the command and waits for it.
@@ -512,7 +512,7 @@ func (c *Cmd) Wait() (*Result, error) {
 	}
 	close(c.done)
 	c.timer.Stop()
-	res := &Result{WallTime: wall}
+	res := &Result{WallTime: wall, Started: c.start, Ended: c.start.Add(wall)}
 	var ps *os.ProcessState = c.proc.ProcessState
 	if ps == nil {
 		res.Status, res.Source, res.Error = SE, SourceSandbox, "wait: "+fmt.Sprint(werr)

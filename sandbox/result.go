@@ -45,4 +45,7 @@ type Result struct {
 	Stderr []byte
 	// Error explains an SE: which setup stage failed and how.
 	Error string
+	// Started and Ended are when the target was released and when it
+	// ended (monotonic): which side of a pair ended first.
+	Started, Ended time.Time
 }

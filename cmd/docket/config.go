@@ -20,9 +20,12 @@ type sandboxEnv struct {
 
 func loadSandboxEnv() (sandboxEnv, error) {
 	var e sandboxEnv
-	err := envconfig.Process("docket", &e)
+	err := envProcess(&e)
 	return e, err
 }
+
+// envProcess reads DOCKET_* variables into a configuration struct.
+func envProcess(v any) error { return envconfig.Process("docket", v) }
 
 func (e sandboxEnv) config() (sandbox.Config, error) {
 	lvl, err := sandbox.ParseLevel(e.SandboxMinLevel)
@@ -51,5 +54,7 @@ func openSandbox() (*sandbox.Sandbox, error) {
 
 func envUsage() {
 	fmt.Fprintln(os.Stderr, "\nenvironment:")
-	envconfig.Usagef("docket", &sandboxEnv{}, os.Stderr, "  DOCKET_{{.Key}}\t{{.Field.Type}}\t(default {{if .Default}}{{.Default}}{{else}}unset{{end}})\t{{.Description}}\n")
+	for _, spec := range []any{&sandboxEnv{}, &langsEnv{}} {
+		envconfig.Usagef("docket", spec, os.Stderr, "  DOCKET_{{.Key}}\t{{.Field.Type}}\t(default {{if .Default}}{{.Default}}{{else}}unset{{end}})\t{{.Description}}\n")
+	}
 }

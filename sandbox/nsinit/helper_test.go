@@ -1,8 +1,8 @@
 package nsinit
 
 import (
-	"encoding/binary"
 	"bytes"
+	"encoding/binary"
 	"io"
 	"os"
 	"os/exec"

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/docketjudge/docket/langs"
+	"github.com/docketjudge/docket/verdict"
+	"golang.org/x/sys/unix"
+)
+
+// langsEnv is the language catalog's configuration.
+type langsEnv struct {
+	LangsFile string `envconfig:"LANGS_FILE" desc:"YAML file adding or overriding languages (see docs/languages.md)"`
+	WorkDir   string `envconfig:"WORK_DIR" desc:"where submissions are built and run while judged (default $TMPDIR/docket-work)"`
+	CacheDir  string `envconfig:"CACHE_DIR" desc:"compiled checkers and interactors, per package digest (default $TMPDIR/docket-cache)"`
+}
+
+func loadCatalog() (*langs.Catalog, langsEnv, error) {
+	var e langsEnv
+	if err := envProcess(&e); err != nil {
+		return nil, e, err
+	}
+	c, err := langs.Load(e.LangsFile)
+	return c, e, err
+}
+
+// newJudge opens the sandbox, claims a slot and loads the catalog.
+func newJudge() (*verdict.Judge, func(), error) {
+	cat, le, err := loadCatalog()
+	if err != nil {
+		return nil, nil, err
+	}
+	sb, err := openSandbox()
+	if err != nil {
+		return nil, nil, err
+	}
+	slot, err := sb.AcquireSlot()
+	if err != nil {
+		return nil, nil, err
+	}
+	return &verdict.Judge{Slot: slot, Langs: cat, WorkDir: le.WorkDir, CacheDir: le.CacheDir}, slot.Release, nil
+}
+
+// readSubmission reads FILE... into a submission; the language comes from
+// lang or, if empty, from the first file's extension.
+func readSubmission(cat *langs.Catalog, lang string, files []string) (verdict.Submission, error) {
+	sub := verdict.Submission{Files: map[string][]byte{}}
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			return sub, err
+		}
+		if st.IsDir() {
+			// A directory is one multi-file submission.
+			entries, err := os.ReadDir(f)
+			if err != nil {
+				return sub, err
+			}
+			for _, e := range entries {
+				if e.Type().IsRegular() {
+					b, err := os.ReadFile(filepath.Join(f, e.Name()))
+					if err != nil {
+						return sub, err
+					}
+					sub.Files[e.Name()] = b
+				}
+			}
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return sub, err
+		}
+		sub.Files[filepath.Base(f)] = b
+	}
+	if lang == "" {
+		var names []string
+		for n := range sub.Files {
+			names = append(names, n)
+		}
+		for _, n := range sortedStrings(names) {
+			if l, err := cat.ByExtension(n); err == nil {
+				lang = l.ID
+				break
+			}
+		}
+		if lang == "" {
+			return sub, fmt.Errorf("cannot infer the language of %s: give --lang", strings.Join(files, " "))
+		}
+	}
+	sub.Language = lang
+	return sub, nil
+}
+
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// liveDisplay shows a judging's progress on a terminal.
+type liveDisplay struct {
+	out *os.File
+	tty bool
+}
+
+func (d *liveDisplay) Compiled(c verdict.CompileResult) {
+	if c.OK {
+		fmt.Fprintf(d.out, "compiled in %.2fs\n", float64(c.TimeMs)/1000)
+	} else {
+		fmt.Fprintf(d.out, "compile error\n")
+	}
+}
+
+func (d *liveDisplay) Test(i, n int, t verdict.TestResult) {
+	if t.Verdict == verdict.SK && !d.tty {
+		return
+	}
+	fmt.Fprintf(d.out, "test %3d/%-3d %-28s %-3s %6dms %8d KiB", i, n, t.Name, t.Verdict, t.TimeMs, t.MemoryKB)
+	if t.Feedback != "" {
+		fmt.Fprintf(d.out, "  %s", oneLine(t.Feedback, 60))
+	}
+	fmt.Fprintln(d.out)
+}
+
+func oneLine(s string, n int) string {
+	s = strings.ReplaceAll(strings.TrimSpace(s), "\n", " ")
+	if len(s) > n {
+		s = s[:n] + "..."
+	}
+	return s
+}
+
+func judgeCtx() context.Context { return context.Background() }

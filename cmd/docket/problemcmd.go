@@ -1,0 +1,169 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/docketjudge/docket/verdict"
+	"github.com/docketjudge/docket/verdict/problem"
+)
+
+func init() {
+	register("problem", "problem packages: check DIR (judge its own submissions/)", runProblem)
+}
+
+// expected maps the Kattis submissions/ directory names to verdicts.
+var expected = map[string]verdict.Verdict{
+	"accepted":              verdict.AC,
+	"wrong_answer":          verdict.WA,
+	"time_limit_exceeded":   verdict.TLE,
+	"run_time_error":        verdict.RE,
+	"memory_limit_exceeded": verdict.MLE,
+	"output_limit_exceeded": verdict.OLE,
+	"compile_error":         verdict.CE,
+	"presentation_error":    verdict.PE,
+	"partially_accepted":    "", // a score strictly between 0 and the maximum
+}
+
+func runProblem(args []string) int {
+	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" {
+		fmt.Fprintf(os.Stderr, "usage: docket problem check DIR\n\n  check DIR   judge every program under DIR/submissions/<expected>/ and report any that\n              misses its expected verdict (accepted, wrong_answer, time_limit_exceeded,\n              run_time_error, memory_limit_exceeded, output_limit_exceeded, compile_error,\n              partially_accepted); exit 1 if any did\n")
+		envUsage()
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	switch args[0] {
+	case "check":
+		return runProblemCheck(args[1:])
+	}
+	fmt.Fprintf(os.Stderr, "docket problem: unknown subcommand %q (check)\n", args[0])
+	return exitUsage
+}
+
+func runProblemCheck(args []string) int {
+	fs := flag.NewFlagSet("problem check", flag.ContinueOnError)
+	verbose := fs.Bool("v", false, "print every test")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "docket problem check: one problem directory")
+		return exitUsage
+	}
+	dir := fs.Arg(0)
+	p, err := problem.Load(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket problem check:", err)
+		return exitFailed
+	}
+	j, release, err := newJudge()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket problem check:", err)
+		return exitSystem
+	}
+	defer release()
+	fmt.Printf("%s (%s): %d tests, digest %s\n", p.ID, p.Name, len(p.Tests), p.Digest[:19])
+	subs, err := listSubmissions(filepath.Join(dir, "submissions"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket problem check:", err)
+		return exitFailed
+	}
+	if len(subs) == 0 {
+		fmt.Fprintln(os.Stderr, "docket problem check: no submissions/<expected>/ programs to check")
+		return exitFailed
+	}
+	failed := 0
+	for _, s := range subs {
+		want, known := expected[s.expect]
+		if !known {
+			fmt.Printf("  SKIP %-40s unknown expected-verdict directory %q\n", s.rel, s.expect)
+			continue
+		}
+		sub, err := readSubmission(j.Langs, "", []string{s.path})
+		if err != nil {
+			fmt.Printf("  FAIL %-40s %v\n", s.rel, err)
+			failed++
+			continue
+		}
+		start := time.Now()
+		opt := verdict.Options{}
+		if *verbose {
+			opt.Observer = &liveDisplay{out: os.Stdout}
+		}
+		res := j.Judge(judgeCtx(), p, sub, opt)
+		ok := res.Verdict == want
+		if s.expect == "partially_accepted" {
+			ok = res.Score > 0 && res.Score < res.MaxScore
+		}
+		if s.expect == "accepted" && p.Kind == problem.Scoring {
+			ok = ok && res.Score == res.MaxScore
+		}
+		mark := "ok  "
+		if !ok {
+			mark = "FAIL"
+			failed++
+		}
+		detail := fmt.Sprintf("%-3s score %g/%g  %dms", res.Verdict, res.Score, res.MaxScore, res.TimeMs)
+		if !ok {
+			detail += fmt.Sprintf("  (expected %s)", s.expect)
+			if res.Error != "" {
+				detail += ": " + res.Error
+			} else if !res.Compile.OK {
+				detail += ": " + oneLine(res.Compile.Log, 200)
+			} else {
+				for _, t := range res.Tests {
+					if t.Verdict != verdict.AC && t.Verdict != verdict.SK {
+						detail += fmt.Sprintf(": test %s %s %s", t.Name, t.Verdict, oneLine(t.Feedback, 120))
+						break
+					}
+				}
+			}
+		}
+		fmt.Printf("  %s %-40s %-10s %s  (%.1fs)\n", mark, s.rel, sub.Language, detail, time.Since(start).Seconds())
+	}
+	if failed > 0 {
+		fmt.Printf("%d of %d submissions missed their expected verdict\n", failed, len(subs))
+		return exitFailed
+	}
+	fmt.Printf("all %d submissions got their expected verdict\n", len(subs))
+	return exitOK
+}
+
+type pkgSubmission struct {
+	expect, rel, path string
+}
+
+func listSubmissions(root string) ([]pkgSubmission, error) {
+	dirs, err := os.ReadDir(root)
+	if err != nil {
+		return nil, err
+	}
+	var out []pkgSubmission
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		entries, err := os.ReadDir(filepath.Join(root, d.Name()))
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") || strings.HasSuffix(e.Name(), ".md") {
+				continue
+			}
+			out = append(out, pkgSubmission{expect: d.Name(), rel: d.Name() + "/" + e.Name(), path: filepath.Join(root, d.Name(), e.Name())})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
+	return out, nil
+}

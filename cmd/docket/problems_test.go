@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every example problem's own submissions get their expected verdicts
+// through the real pipeline: sandbox, compilers, checkers, interactors.
+func TestExampleProblems(t *testing.T) {
+	needRoot(t)
+	bin := docketBinary(t)
+	dirs, _ := filepath.Glob("../../problems/*/problem.yaml")
+	if len(dirs) < 9 {
+		t.Fatalf("found %d example problems, want at least 9", len(dirs))
+	}
+	env := append(os.Environ(), "DOCKET_SANDBOX_DIR="+t.TempDir(), "DOCKET_CACHE_DIR="+t.TempDir())
+	for _, y := range dirs {
+		dir := filepath.Dir(y)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			cmd := exec.Command(bin, "problem", "check", dir)
+			cmd.Env = env
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("docket problem check %s: %v\n%s", dir, err, out)
+			}
+			if !strings.Contains(string(out), "got their expected verdict") {
+				t.Errorf("unexpected output:\n%s", out)
+			}
+		})
+	}
+}
+
+// docket run --json prints the result of the wire protocol and exits 1 on
+// anything but AC.
+func TestRunJSON(t *testing.T) {
+	needRoot(t)
+	bin := docketBinary(t)
+	env := append(os.Environ(), "DOCKET_SANDBOX_DIR="+t.TempDir())
+	cmd := exec.Command(bin, "run", "--json", "--problem", "../../problems/aplusb", "../../problems/aplusb/submissions/wrong_answer/minus.c")
+	cmd.Env = env
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitFailed {
+		t.Fatalf("docket run on a wrong answer: %v, want exit 1\n%s", err, out)
+	}
+	var res struct {
+		V       int    `json:"v"`
+		Verdict string `json:"verdict"`
+		Compile struct {
+			OK bool `json:"ok"`
+		} `json:"compile"`
+		Tests []struct {
+			Name    string `json:"name"`
+			Verdict string `json:"verdict"`
+		} `json:"tests"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if res.V != 1 || res.Verdict != "WA" || !res.Compile.OK || len(res.Tests) == 0 {
+		t.Errorf("result: %s", out)
+	}
+	if !strings.Contains(string(out), `"verdict_source": "stdout"`) {
+		t.Errorf("no verdict_source stdout in %s", out)
+	}
+	// Usage errors exit 2.
+	if err := exec.Command(bin, "run", "--problem", "../../problems/aplusb").Run(); err == nil || err.(*exec.ExitError).ExitCode() != exitUsage {
+		t.Errorf("docket run without files: %v, want exit 2", err)
+	}
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/docketjudge/docket/verdict"
+	"github.com/docketjudge/docket/verdict/problem"
+)
+
+func init() {
+	register("run", "judge FILE... against a problem directory locally, without NATS", runRun)
+}
+
+func runRun(args []string) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	dir := fs.String("problem", "", "problem package directory (required)")
+	lang := fs.String("lang", "", "language id (default: from the first file's extension)")
+	tl := fs.Duration("time-limit", 0, "time limit per test (default: the package's)")
+	mem := fs.Int("memory", 0, "memory limit in MiB (default: the package's)")
+	all := fs.Bool("all", false, "run every test of a pass-fail problem, not stopping at the first failure")
+	asJSON := fs.Bool("json", false, "print only the result JSON")
+	fs.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: docket run --problem DIR [--lang L] [--time-limit 2s] [--json] FILE...\n\nJudges locally with the same pipeline as the worker. Exit: 0 AC, 1 any other verdict, 2 usage.\n\nflags:\n")
+		fs.PrintDefaults()
+		envUsage()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if *dir == "" || fs.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "docket run: --problem DIR and at least one FILE are required")
+		return exitUsage
+	}
+	p, err := problem.Load(*dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket run:", err)
+		return exitUsage
+	}
+	j, release, err := newJudge()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket run:", err)
+		return exitSystem
+	}
+	defer release()
+	sub, err := readSubmission(j.Langs, *lang, fs.Args())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket run:", err)
+		return exitUsage
+	}
+	opt := verdict.Options{TimeLimit: *tl, MemoryMB: *mem, RunAll: *all}
+	if !*asJSON {
+		opt.Observer = &liveDisplay{out: os.Stderr, tty: isTerminal(os.Stderr)}
+		fmt.Fprintf(os.Stderr, "judging %s (%s) against %s: %d tests\n", fs.Arg(0), sub.Language, p.ID, len(p.Tests))
+	}
+	start := time.Now()
+	res := j.Judge(judgeCtx(), p, sub, opt)
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(res)
+	} else {
+		printSummary(res, time.Since(start))
+	}
+	if res.Verdict == verdict.AC {
+		return exitOK
+	}
+	return exitFailed
+}
+
+func printSummary(res *verdict.Result, took time.Duration) {
+	w := os.Stdout
+	if !res.Compile.OK && res.Compile.Log != "" {
+		fmt.Fprintf(w, "compiler output:\n%s\n", res.Compile.Log)
+	}
+	counts := map[verdict.Verdict]int{}
+	for _, t := range res.Tests {
+		counts[t.Verdict]++
+	}
+	var parts []string
+	for v, n := range counts {
+		parts = append(parts, fmt.Sprintf("%s %d", v, n))
+	}
+	sort.Strings(parts)
+	for _, g := range res.Groups {
+		fmt.Fprintf(w, "group %-24s %-3s %g/%g\n", g.Name, g.Verdict, g.Score, g.MaxScore)
+	}
+	fmt.Fprintf(w, "verdict %s  score %g/%g  max time %dms  max memory %d KiB  tests: %v  limits: %dms (%s ×%g), %d MiB  judged in %.2fs\n",
+		res.Verdict, res.Score, res.MaxScore, res.TimeMs, res.MemoryKB, parts,
+		res.Limits.TimeMs, res.Limits.TimeSource, res.Limits.TimeMultiplier, res.Limits.MemoryMB, took.Seconds())
+	if res.Error != "" {
+		fmt.Fprintf(w, "error: %s\n", res.Error)
+	}
+}
+
+func sortedStrings(s []string) []string { sort.Strings(s); return s }

@@ -1,0 +1,68 @@
+package langs
+
+import "time"
+
+// builtin is the default catalog, for Debian's toolchains (what .ci/run
+// installs: g++, pypy3, kotlin, nodejs, rustc, openjdk-17-jdk-headless)
+// and the Go toolchain in /usr/local/go.
+func builtin() []*Language {
+	gccVersion := []string{"gcc", "--version"}
+	c := func(id, name, std string, ext []string, src string, compiler string, aliases ...string) *Language {
+		return &Language{
+			ID: id, Name: name, Aliases: aliases, Extensions: ext, Source: src,
+			Compile:           []string{compiler, "-std=" + std, "-O2", "-pipe", "-DONLINE_JUDGE", "-o", "{exe}", "{files}", "-lm"},
+			Run:               []string{"./{exe}"},
+			AddressSpaceLimit: false,
+			TimeMultiplier:    1,
+			Version:           gccVersion,
+		}
+	}
+	return []*Language{
+		c("c", "C (GCC, C17)", "gnu17", []string{".c"}, "main.c", "gcc"),
+		c("cpp", "C++17 (GCC)", "gnu++17", []string{".cpp", ".cc", ".cxx", ".c++"}, "main.cpp", "g++", "cpp17", "c++"),
+		c("cpp20", "C++20 (GCC)", "gnu++20", []string{".cpp", ".cc", ".cxx"}, "main.cpp", "g++", "c++20"),
+		{
+			ID: "python3", Name: "Python 3 (CPython)", Extensions: []string{".py"}, Source: "main.py",
+			Run: []string{"/usr/bin/python3", "-S", "{main}"}, Env: []string{"PYTHONDONTWRITEBYTECODE=1", "PYTHONIOENCODING=utf-8"},
+			TimeMultiplier: 2, Version: []string{"/usr/bin/python3", "--version"}, Aliases: []string{"py3", "python"},
+		},
+		{
+			ID: "pypy3", Name: "Python 3 (PyPy)", Extensions: []string{".py"}, Source: "main.py",
+			Run: []string{"/usr/bin/pypy3", "{main}"}, Env: []string{"PYTHONIOENCODING=utf-8"},
+			TimeMultiplier: 1.5, Version: []string{"/usr/bin/pypy3", "--version"},
+		},
+		{
+			ID: "java", Name: "Java 17 (OpenJDK)", Extensions: []string{".java"}, Source: "Main.java",
+			Compile: []string{"javac", "-encoding", "UTF-8", "-J-Xss64m", "-J-XX:+UseSerialGC", "-J-Xms32m", "-d", ".", "{files}"},
+			Run:     []string{"java", "-Xss64m", "-XX:+UseSerialGC", "-Xmx{memory_mb}m", "-DONLINE_JUDGE=true", "-cp", ".", "{class}"},
+			Binds:   []string{"/etc/java-17-openjdk"}, Threads: 256, TimeMultiplier: 2,
+			CompileTime: Duration(60 * time.Second), Version: []string{"javac", "-version"},
+		},
+		{
+			ID: "kotlin", Name: "Kotlin (JVM)", Extensions: []string{".kt"}, Source: "main.kt",
+			Compile: []string{"kotlinc", "-J-Xss64m", "-include-runtime", "-d", "main.jar", "{files}"},
+			Run:     []string{"java", "-Xss64m", "-XX:+UseSerialGC", "-Xmx{memory_mb}m", "-DONLINE_JUDGE=true", "-jar", "main.jar"},
+			Binds:   []string{"/etc/java-17-openjdk"}, Threads: 256, TimeMultiplier: 2,
+			CompileTime: Duration(120 * time.Second), CompileMemoryMB: 2048, Version: []string{"kotlinc", "-version"},
+		},
+		{
+			ID: "go", Name: "Go", Extensions: []string{".go"}, Source: "main.go",
+			Compile: []string{"go", "build", "-o", "{exe}", "{files}"},
+			Run:     []string{"./{exe}"},
+			Env:     []string{"GOCACHE=/tmp/gocache", "GOPATH=/tmp/gopath", "GO111MODULE=off", "CGO_ENABLED=0", "GOTOOLCHAIN=local", "GOFLAGS=-buildvcs=false"},
+			Threads: 128, TimeMultiplier: 1, CompileTime: Duration(60 * time.Second),
+			Version: []string{"/usr/local/go/bin/go", "version"},
+		},
+		{
+			ID: "rust", Name: "Rust", Extensions: []string{".rs"}, Source: "main.rs",
+			Compile: []string{"rustc", "--edition=2021", "-O", "--cfg", "online_judge", "-o", "{exe}", "{main}"},
+			Run:     []string{"./{exe}"}, TimeMultiplier: 1, CompileTime: Duration(60 * time.Second),
+			Version: []string{"rustc", "--version"},
+		},
+		{
+			ID: "javascript", Name: "JavaScript (Node.js)", Extensions: []string{".js", ".mjs"}, Source: "main.js",
+			Run: []string{"node", "--stack-size=65500", "{main}"}, Aliases: []string{"js", "node"},
+			Threads: 64, TimeMultiplier: 1.5, Version: []string{"node", "--version"},
+		},
+	}
+}

@@ -1,0 +1,335 @@
+// Package langs is the language catalog: how to compile and run each
+// language, and what each needs from the sandbox. It knows nothing of
+// verdicts or NATS.
+//
+// The built-in catalog (builtin.go) covers c, cpp (C++17, alias cpp17),
+// cpp20, python3, pypy3, java, kotlin, go, rust and javascript with
+// Debian's toolchains. Operators add or override languages in a YAML file
+// (DOCKET_LANGS_FILE) without recompiling: an entry with a known id
+// replaces the built-in one field by field, a new id adds a language.
+package langs
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Language says how to build and run programs of one language. Command
+// templates are argv lists; placeholders:
+//
+//	{main}      the main source file name (in the box)
+//	{files}     every source file name (expands to several arguments)
+//	{exe}       the compiled program's file name ("main")
+//	{class}     Java's main class, from the source
+//	{memory_mb} the run's memory limit in MiB (for -Xmx)
+type Language struct {
+	ID         string   `yaml:"id" json:"id"`
+	Name       string   `yaml:"name" json:"name"`
+	Aliases    []string `yaml:"aliases,omitempty" json:"aliases,omitempty"`
+	Extensions []string `yaml:"extensions" json:"extensions"` // ".cpp"; used by docket run to infer the language
+	// Source is the main source file name the box gets when the submission
+	// names none that fits ("main.cpp"). Java renames it to <Class>.java.
+	Source  string   `yaml:"source" json:"source"`
+	Compile []string `yaml:"compile,omitempty" json:"compile,omitempty"` // empty: interpreted
+	Run     []string `yaml:"run" json:"run"`
+	// Binds are host directories, beyond the sandbox's defaults (/usr,
+	// /bin, /lib*), that compile and run need read-only.
+	Binds []string `yaml:"binds,omitempty" json:"binds,omitempty"`
+	Env   []string `yaml:"env,omitempty" json:"env,omitempty"`
+	// Processes and threads the run needs: Processes > 1 allows fork;
+	// Threads bounds a single-process run's threads (the JVM, Go and Node
+	// runtimes use threads).
+	Processes int `yaml:"processes,omitempty" json:"processes,omitempty"`
+	Threads   int `yaml:"threads,omitempty" json:"threads,omitempty"`
+	// AddressSpaceLimit applies RLIMIT_AS = the memory limit to runs. Off
+	// for the JVM and Go, which reserve large virtual ranges.
+	AddressSpaceLimit bool `yaml:"address_space_limit,omitempty" json:"address_space_limit,omitempty"`
+	// TimeMultiplier scales the problem's time limit (interpreters, JVM start).
+	TimeMultiplier float64 `yaml:"time_multiplier,omitempty" json:"time_multiplier,omitempty"`
+	// CompileTime, CompileMemoryMB bound the compiler; defaults 30 s, 1024 MiB.
+	CompileTime     Duration `yaml:"compile_time,omitempty" json:"compile_time,omitempty"`
+	CompileMemoryMB int      `yaml:"compile_memory_mb,omitempty" json:"compile_memory_mb,omitempty"`
+	// Version is a host command printing the toolchain's version; its first
+	// line is reported.
+	Version []string `yaml:"version,omitempty" json:"version,omitempty"`
+}
+
+// Duration reads "30s" style values from YAML.
+type Duration time.Duration
+
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// Compiled reports whether the language has a compile step.
+func (l *Language) Compiled() bool { return len(l.Compile) > 0 }
+
+// Tool is the program whose presence decides whether the language is
+// available: the compiler, or the interpreter.
+func (l *Language) Tool() string {
+	if l.Compiled() {
+		return l.Compile[0]
+	}
+	return l.Run[0]
+}
+
+// Catalog is a set of languages by id.
+type Catalog struct {
+	byID  map[string]*Language
+	alias map[string]string
+	order []string // built-in order, then added languages: extension ties go to the earlier
+}
+
+// ErrUnknown: no language by that name.
+var ErrUnknown = errors.New("unknown language")
+
+// Builtin returns the built-in catalog.
+func Builtin() *Catalog {
+	c := &Catalog{byID: map[string]*Language{}, alias: map[string]string{}}
+	for _, l := range builtin() {
+		c.add(l)
+	}
+	return c
+}
+
+func (c *Catalog) add(l *Language) {
+	if _, ok := c.byID[l.ID]; !ok {
+		c.order = append(c.order, l.ID)
+	}
+	c.byID[l.ID] = l
+	for _, a := range l.Aliases {
+		c.alias[a] = l.ID
+	}
+}
+
+// Load returns the built-in catalog with the operator's file applied.
+func Load(path string) (*Catalog, error) {
+	c := Builtin()
+	if path == "" {
+		return c, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("languages file: %w", err)
+	}
+	var file struct {
+		Languages []yaml.Node `yaml:"languages"`
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&file); err != nil {
+		return nil, fmt.Errorf("languages file %s: %w", path, err)
+	}
+	for i := range file.Languages {
+		n := &file.Languages[i]
+		var probe struct {
+			ID string `yaml:"id"`
+		}
+		if err := n.Decode(&probe); err != nil || probe.ID == "" {
+			return nil, fmt.Errorf("languages file %s: entry at line %d has no id", path, n.Line)
+		}
+		l := &Language{}
+		if old, ok := c.byID[probe.ID]; ok {
+			cp := *old
+			l = &cp // override field by field
+		}
+		if err := decodeStrict(n, l); err != nil {
+			return nil, fmt.Errorf("languages file %s: %s: %w", path, probe.ID, err)
+		}
+		if err := l.validate(); err != nil {
+			return nil, fmt.Errorf("languages file %s: %w", path, err)
+		}
+		c.add(l)
+	}
+	return c, nil
+}
+
+func decodeStrict(n *yaml.Node, v any) error {
+	b, err := yaml.Marshal(n)
+	if err != nil {
+		return err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	return dec.Decode(v)
+}
+
+func (l *Language) validate() error {
+	if l.ID == "" || len(l.Run) == 0 || l.Source == "" {
+		return fmt.Errorf("language %q needs id, source and run", l.ID)
+	}
+	if l.TimeMultiplier < 0 {
+		return fmt.Errorf("language %s: negative time_multiplier", l.ID)
+	}
+	return nil
+}
+
+// Lookup finds a language by id or alias.
+func (c *Catalog) Lookup(name string) (*Language, error) {
+	if id, ok := c.alias[name]; ok {
+		name = id
+	}
+	if l, ok := c.byID[name]; ok {
+		return l, nil
+	}
+	return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknown, name, strings.Join(c.IDs(), ", "))
+}
+
+// IDs lists the language ids, sorted.
+func (c *Catalog) IDs() []string {
+	ids := make([]string, 0, len(c.byID))
+	for id := range c.byID {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// ByExtension infers the language of a file from its extension. When
+// several languages share one (.cpp: cpp and cpp20; .py: python3 and
+// pypy3), the earlier in the catalog's order wins (cpp, python3).
+func (c *Catalog) ByExtension(file string) (*Language, error) {
+	ext := strings.ToLower(filepath.Ext(file))
+	for _, id := range c.order {
+		for _, e := range c.byID[id].Extensions {
+			if e == ext {
+				return c.byID[id], nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("%w for %s: no language has extension %q", ErrUnknown, file, ext)
+}
+
+// Availability is whether a language's toolchain is installed.
+type Availability struct {
+	Language  *Language
+	Available bool
+	Version   string // first line of the version command
+	Reason    string // why not available
+}
+
+// Probe checks each language's tool on the host and asks its version.
+func (c *Catalog) Probe(ctx context.Context) []Availability {
+	var out []Availability
+	for _, id := range c.IDs() {
+		out = append(out, c.byID[id].Probe(ctx))
+	}
+	return out
+}
+
+// Probe checks one language.
+func (l *Language) Probe(ctx context.Context) Availability {
+	a := Availability{Language: l}
+	if _, err := l.ToolPath(); err != nil {
+		a.Reason = err.Error()
+		return a
+	}
+	a.Available = true
+	if len(l.Version) == 0 {
+		return a
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	argv0 := l.Version[0]
+	if !strings.Contains(argv0, "/") {
+		// The toolchain the sandbox sees, not the first one on the host's PATH.
+		for _, d := range SandboxPath {
+			if st, err := os.Stat(filepath.Join(d, argv0)); err == nil && !st.IsDir() {
+				argv0 = filepath.Join(d, argv0)
+				break
+			}
+		}
+	}
+	cmd := exec.CommandContext(ctx, argv0, l.Version[1:]...)
+	out, err := cmd.CombinedOutput()
+	if err != nil && len(out) == 0 {
+		a.Version = "unknown (" + err.Error() + ")"
+		return a
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); line != "" && !strings.Contains(strings.ToLower(line), "warning") {
+			a.Version = line
+			break
+		}
+	}
+	return a
+}
+
+// SandboxPath is the PATH inside the sandbox; tools must be found there.
+var SandboxPath = []string{"/usr/local/bin", "/usr/bin", "/bin", "/usr/local/go/bin"}
+
+// ToolPath finds the language's tool on the sandbox's PATH (the same
+// directories exist on the host, bound read-only).
+func (l *Language) ToolPath() (string, error) {
+	t := l.Tool()
+	if strings.Contains(t, "/") {
+		if _, err := os.Stat(t); err != nil {
+			return "", fmt.Errorf("%s is not installed: %v", t, err)
+		}
+		return t, nil
+	}
+	for _, d := range SandboxPath {
+		p := filepath.Join(d, t)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s is not installed (not found in %s)", t, strings.Join(SandboxPath, ":"))
+}
+
+// Expand fills a command template.
+func Expand(tmpl []string, vars map[string]string, files []string) []string {
+	var out []string
+	for _, a := range tmpl {
+		if a == "{files}" {
+			out = append(out, files...)
+			continue
+		}
+		for k, v := range vars {
+			a = strings.ReplaceAll(a, "{"+k+"}", v)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+var (
+	javaPublicClass = regexp.MustCompile(`(?m)^\s*public\s+(?:final\s+|abstract\s+)*class\s+([A-Za-z_$][A-Za-z0-9_$]*)`)
+	javaAnyClass    = regexp.MustCompile(`(?m)\bclass\s+([A-Za-z_$][A-Za-z0-9_$]*)`)
+	javaMain        = regexp.MustCompile(`static\s+(?:public\s+)?void\s+main\s*\(`)
+)
+
+// JavaMainClass finds the class to run, the way DOMjudge and Kattis do:
+// the public class if there is one (javac requires the file be named
+// after it), else the first class of a source that has a main method.
+func JavaMainClass(src []byte) (string, error) {
+	if m := javaPublicClass.FindSubmatch(src); m != nil {
+		return string(m[1]), nil
+	}
+	if javaMain.Match(src) {
+		if m := javaAnyClass.FindSubmatch(src); m != nil {
+			return string(m[1]), nil
+		}
+	}
+	return "", errors.New("no public class and no class with a main method")
+}

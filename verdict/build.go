@@ -1,0 +1,326 @@
+package verdict
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/docketjudge/docket/langs"
+	"github.com/docketjudge/docket/sandbox"
+	"github.com/docketjudge/docket/sandbox/mount"
+	"github.com/docketjudge/docket/verdict/problem"
+)
+
+// compileLogCap bounds the compiler log kept in a result.
+const compileLogCap = 64 << 10
+
+// built is a program ready to run: its files (read-only, owned by root)
+// and its command.
+type built struct {
+	lang  *langs.Language
+	dir   string            // host directory with the program's files
+	argv  []string          // run command, templates filled but {memory_mb}
+	vars  map[string]string // template values
+	files []string
+}
+
+// command returns the run argv for a memory limit.
+func (b *built) command(memMB int, extra ...string) []string {
+	vars := map[string]string{}
+	for k, v := range b.vars {
+		vars[k] = v
+	}
+	vars["memory_mb"] = fmt.Sprint(memMB)
+	return append(langs.Expand(b.lang.Run, vars, b.files), extra...)
+}
+
+// binds are the language's extra read-only directories.
+func binds(l *langs.Language) []mount.Bind {
+	var out []mount.Bind
+	for _, b := range l.Binds {
+		out = append(out, mount.Bind{Source: b, Optional: true})
+	}
+	return out
+}
+
+// buildSubmission writes the files into a box, compiles them there, and
+// returns the program. A compiler failure is a CompileResult with OK
+// false (CE); err is for docket's own failures (SE).
+func (r *run) buildSubmission(files map[string][]byte, name string) (*built, CompileResult, error) {
+	return build(r.j.Slot, r.lang, files, filepath.Join(r.ws, name), false)
+}
+
+func build(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, dir string, trusted bool) (*built, CompileResult, error) {
+	var cr CompileResult
+	uid := slot.UID
+	if trusted {
+		uid = slot.TrustedUID
+	}
+	if err := mkBox(dir, uid); err != nil {
+		return nil, cr, err
+	}
+	vars := map[string]string{"exe": "main"}
+	var names []string
+	var main string
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	// The main source: the one with the language's extension (the first,
+	// sorted, if several), renamed for Java to its public class.
+	for _, n := range names {
+		if hasExt(n, lang.Extensions) {
+			main = n
+			break
+		}
+	}
+	if main == "" {
+		cr.Log = fmt.Sprintf("no %s source file (%s) in the submission: %s", lang.Name, strings.Join(lang.Extensions, ", "), strings.Join(names, ", "))
+		return nil, cr, nil
+	}
+	if lang.ID == "java" {
+		class, err := langs.JavaMainClass(files[main])
+		if err != nil {
+			cr.Log = main + ": " + err.Error()
+			return nil, cr, nil
+		}
+		vars["class"] = class
+		if want := class + ".java"; main != want {
+			files = cloneFiles(files)
+			files[want] = files[main]
+			delete(files, main)
+			names = replace(names, main, want)
+			main = want
+		}
+	}
+	vars["main"] = main
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(dir, n), files[n], 0o644); err != nil {
+			return nil, cr, err
+		}
+		chownIf(filepath.Join(dir, n), uid)
+	}
+	b := &built{lang: lang, dir: dir, vars: vars, files: names}
+	if !lang.Compiled() {
+		cr.OK = true
+		return b, cr, lockDown(dir)
+	}
+	ct := time.Duration(lang.CompileTime)
+	if ct <= 0 {
+		ct = 30 * time.Second
+	}
+	mem := lang.CompileMemoryMB
+	if mem <= 0 {
+		mem = 1024
+	}
+	var log bytes.Buffer
+	cmd := slot.Command("")
+	cmd.Args = langs.Expand(lang.Compile, vars, names)
+	cmd.Box, cmd.Env, cmd.Binds, cmd.Trusted = dir, lang.Env, binds(lang), trusted
+	cmd.Stdout, cmd.Stderr = &log, &log
+	cmd.Limits = sandbox.Limits{CPUTime: ct, WallTime: 2*ct + 5*time.Second, Memory: int64(mem) << 20,
+		Processes: 64, Stdout: compileLogCap, Stderr: compileLogCap, FileSize: 512 << 20, OpenFiles: 256, TmpSize: 512 << 20}
+	res, err := cmd.Run()
+	if err != nil {
+		return nil, cr, fmt.Errorf("compile %s: %w", lang.ID, err)
+	}
+	cr.Log = log.String()
+	switch res.Status {
+	case sandbox.OK:
+		cr.OK = true
+	case sandbox.SE:
+		return nil, cr, fmt.Errorf("compile %s: sandbox: %s", lang.ID, res.Error)
+	case sandbox.TLE:
+		cr.Log += fmt.Sprintf("\n[docket] the compiler exceeded its time limit (%v)", ct)
+	case sandbox.MLE:
+		cr.Log += fmt.Sprintf("\n[docket] the compiler exceeded its memory limit (%d MiB)", mem)
+	case sandbox.OLE:
+		cr.Log += "\n[docket] the compiler's output exceeded its limit"
+	}
+	if !cr.OK {
+		return nil, cr, nil
+	}
+	return b, cr, lockDown(dir)
+}
+
+func hasExt(n string, exts []string) bool {
+	e := strings.ToLower(filepath.Ext(n))
+	for _, x := range exts {
+		if e == x {
+			return true
+		}
+	}
+	return false
+}
+
+func cloneFiles(m map[string][]byte) map[string][]byte {
+	out := make(map[string][]byte, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func replace(xs []string, old, new string) []string {
+	for i, x := range xs {
+		if x == old {
+			xs[i] = new
+		}
+	}
+	sort.Strings(xs)
+	return xs
+}
+
+// lockDown makes a built program root's and read-only, so that runs,
+// which get hard links to its files, cannot change it for the next test.
+func lockDown(dir string) error {
+	return filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if info.Mode()&os.ModeSymlink != 0 {
+			return os.Remove(p) // a compiler's symlink could point anywhere
+		}
+		os.Lchown(p, 0, 0)
+		mode := os.FileMode(0o644)
+		if info.IsDir() || info.Mode()&0o111 != 0 {
+			mode = 0o755
+		}
+		return os.Chmod(p, mode)
+	})
+}
+
+func mkBox(dir string, uid int) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	chownIf(dir, uid)
+	return nil
+}
+
+func chownIf(p string, uid int) {
+	if os.Geteuid() == 0 {
+		os.Lchown(p, uid, uid)
+	}
+}
+
+// populate gives a fresh box the program's files: hard links (the files
+// are read-only and root's), or copies across file systems.
+func populate(box string, b *built) error {
+	return filepath.Walk(b.dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(b.dir, p)
+		if rel == "." {
+			return nil
+		}
+		dst := filepath.Join(box, rel)
+		if info.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		if err := os.Link(p, dst); err == nil {
+			return nil
+		}
+		return copyFile(p, dst, info.Mode())
+	})
+}
+
+func copyFile(src, dst string, mode os.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// trusted programs (checkers, interactors) are compiled once per package
+// digest and kept in the cache directory.
+var trustedMu sync.Mutex
+
+func (r *run) buildTrusted(prog *problem.Program, kind string) (*built, error) {
+	lang, err := r.j.Langs.ByExtension(prog.Sources[0])
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", kind, prog.Sources[0], err)
+	}
+	if _, err := lang.ToolPath(); err != nil {
+		return nil, fmt.Errorf("%s needs %s: %w", kind, lang.ID, err)
+	}
+	cache := r.j.CacheDir
+	if cache == "" {
+		cache = filepath.Join(os.TempDir(), "docket-cache")
+	}
+	key := strings.TrimPrefix(r.p.Digest, "sha256:")
+	if len(key) > 24 {
+		key = key[:24]
+	}
+	dir := filepath.Join(cache, "programs", key+"-"+kind)
+	files := map[string][]byte{}
+	for _, s := range prog.Sources {
+		b, err := os.ReadFile(filepath.Join(prog.Dir, s))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", kind, err)
+		}
+		files[s] = b
+	}
+	trustedMu.Lock()
+	defer trustedMu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(dir), 0o711); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	mainName := prog.Sources[0]
+	vars := map[string]string{"exe": "main", "main": mainName}
+	if lang.ID == "java" {
+		if c, err := langs.JavaMainClass(files[mainName]); err == nil {
+			vars["class"] = c
+		}
+	}
+	if st, err := os.Stat(filepath.Join(dir, ".built")); err == nil && !st.IsDir() {
+		return &built{lang: lang, dir: dir, vars: vars, files: names}, nil
+	}
+	tmp := dir + fmt.Sprintf(".tmp%d", os.Getpid())
+	os.RemoveAll(tmp)
+	b, cr, err := build(r.j.Slot, lang, files, tmp, true)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("%s: %w", kind, err)
+	}
+	if !cr.OK {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("the problem's %s does not compile: %s", kind, truncate(cr.Log, 2000))
+	}
+	os.WriteFile(filepath.Join(tmp, ".built"), nil, 0o644)
+	os.RemoveAll(dir)
+	if err := os.Rename(tmp, dir); err != nil {
+		return nil, err
+	}
+	b.dir = dir
+	return b, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

@@ -1,0 +1,383 @@
+package verdict
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/docketjudge/docket/langs"
+	"github.com/docketjudge/docket/sandbox"
+	"github.com/docketjudge/docket/verdict/problem"
+)
+
+// Defaults where neither the job nor the package sets a limit: the Kattis
+// format's (memory 2048 MiB, output 8 MiB) and a 1 s time limit.
+const (
+	DefaultTime     = time.Second
+	DefaultMemoryMB = 2048
+	DefaultOutputMB = 8
+)
+
+// Judge judges submissions in one sandbox slot.
+type Judge struct {
+	Slot  *sandbox.Slot
+	Langs *langs.Catalog
+	// WorkDir holds each submission's build and run directories while it
+	// is judged; default $TMPDIR/docket-work.
+	WorkDir string
+	// CacheDir holds checkers and interactors compiled once per package
+	// digest; default $TMPDIR/docket-cache.
+	CacheDir string
+}
+
+// Submission is what a contestant sent.
+type Submission struct {
+	ID       string
+	Language string            // id or alias
+	Files    map[string][]byte // plain file names
+}
+
+// Options adjust one judging.
+type Options struct {
+	TimeLimit time.Duration // overrides the package's
+	MemoryMB  int
+	OutputMB  int
+	// RunAll runs every test of a pass-fail problem instead of stopping
+	// at the first failure.
+	RunAll   bool
+	Observer Observer
+}
+
+// Observer hears about progress while a submission is judged.
+type Observer interface {
+	Compiled(CompileResult)
+	Test(index, total int, r TestResult)
+}
+
+// ValidFileName: a plain name, no path, no NUL, not . or ..
+func ValidFileName(n string) error {
+	if n == "" || n == "." || n == ".." || strings.ContainsAny(n, "/\x00\\") || len(n) > 255 {
+		return fmt.Errorf("invalid file name %q: plain names only", n)
+	}
+	return nil
+}
+
+// Judge judges sub against p. It always returns a result; failures of
+// docket or of the package are SE with an error, never blamed on the
+// submission.
+func (j *Judge) Judge(ctx context.Context, p *problem.Problem, sub Submission, opt Options) *Result {
+	res := &Result{V: 1, SubmissionID: sub.ID, Problem: p.ID, Digest: p.Digest, Tests: []TestResult{}, Groups: []GroupResult{}}
+	lang, err := j.Langs.Lookup(sub.Language)
+	if err != nil {
+		return res.fail(SE, err.Error())
+	}
+	res.Language = lang.ID
+	if _, err := lang.ToolPath(); err != nil {
+		return res.fail(SE, fmt.Sprintf("language %s is unavailable on this worker: %v", lang.ID, err))
+	}
+	for name := range sub.Files {
+		if err := ValidFileName(name); err != nil {
+			return res.fail(SE, err.Error())
+		}
+	}
+	if len(sub.Files) == 0 {
+		return res.fail(CE, "the submission has no files")
+	}
+	work := j.WorkDir
+	if work == "" {
+		work = filepath.Join(os.TempDir(), "docket-work")
+	}
+	if err := os.MkdirAll(work, 0o711); err != nil {
+		return res.fail(SE, "work directory: "+err.Error())
+	}
+	ws, err := os.MkdirTemp(work, "sub-")
+	if err != nil {
+		return res.fail(SE, "work directory: "+err.Error())
+	}
+	defer os.RemoveAll(ws)
+	os.Chmod(ws, 0o711)
+	r := &run{j: j, p: p, lang: lang, ws: ws, opt: opt, res: res}
+	r.testFn = r.test
+	r.limits()
+	r.judge(ctx, sub)
+	return res
+}
+
+func (r *Result) fail(v Verdict, msg string) *Result {
+	r.Verdict, r.Error = v, msg
+	if v == CE {
+		r.Compile = CompileResult{OK: false, Log: msg}
+	}
+	return r
+}
+
+// run is one judging in progress.
+type run struct {
+	j     *Judge
+	p     *problem.Problem
+	lang  *langs.Language
+	ws    string
+	opt   Options
+	res   *Result
+	tl    time.Duration
+	memMB int
+	outMB int
+	// built programs: the submission (one, or two for two-step programs),
+	// the checker and the interactor
+	prog, prog2 *built
+	checker     *built
+	interactor  *built
+	seq         int
+	stopped     bool // pass-fail: a test failed, the rest are skipped
+	// testFn judges one test: r.test, or a stand-in in the scoring tests.
+	testFn func(context.Context, *problem.Test) TestResult
+}
+
+func (r *run) limits() {
+	lu := &r.res.Limits
+	base, src := DefaultTime, "default"
+	switch {
+	case r.opt.TimeLimit > 0:
+		base, src = r.opt.TimeLimit, "job"
+	case r.p.Limits.Time > 0:
+		base, src = r.p.Limits.Time, r.p.Limits.TimeSource
+	}
+	mult := r.lang.TimeMultiplier
+	if mult <= 0 {
+		mult = 1
+	}
+	r.tl = time.Duration(float64(base) * mult)
+	r.memMB = firstPositive(r.opt.MemoryMB, r.p.Limits.MemoryMB, DefaultMemoryMB)
+	r.outMB = firstPositive(r.opt.OutputMB, r.p.Limits.OutputMB, DefaultOutputMB)
+	*lu = LimitsUsed{TimeMs: r.tl.Milliseconds(), BaseTimeMs: base.Milliseconds(), TimeSource: src,
+		TimeMultiplier: mult, MemoryMB: r.memMB, OutputMB: r.outMB}
+}
+
+func firstPositive(v ...int) int {
+	for _, x := range v {
+		if x > 0 {
+			return x
+		}
+	}
+	return 0
+}
+
+func (r *run) judge(ctx context.Context, sub Submission) {
+	res := r.res
+	// The problem's own programs first: a checker that does not compile is
+	// the package's fault (SE) and must not cost the contestant a CE.
+	var err error
+	if r.p.Checker != nil {
+		if r.checker, err = r.buildTrusted(r.p.Checker, "checker"); err != nil {
+			res.fail(SE, err.Error())
+			return
+		}
+	}
+	if r.p.Interactor != nil {
+		if r.interactor, err = r.buildTrusted(r.p.Interactor, "interactor"); err != nil {
+			res.fail(SE, err.Error())
+			return
+		}
+	}
+	start := time.Now()
+	var cr CompileResult
+	if r.p.TwoStep != nil && r.p.TwoStep.Programs {
+		first, second := splitTwoPrograms(sub.Files)
+		if len(first) == 0 || len(second) == 0 {
+			res.fail(CE, "a two-program submission needs files named first.* and second.*")
+			return
+		}
+		r.prog, cr, err = r.buildSubmission(first, "build1")
+		if err == nil && cr.OK {
+			var cr2 CompileResult
+			r.prog2, cr2, err = r.buildSubmission(second, "build2")
+			cr.OK = cr2.OK
+			cr.Log = strings.TrimSpace(cr.Log + "\n" + cr2.Log)
+		}
+	} else {
+		r.prog, cr, err = r.buildSubmission(sub.Files, "build")
+	}
+	cr.TimeMs = time.Since(start).Milliseconds()
+	if err != nil {
+		res.Compile = cr
+		res.fail(SE, err.Error())
+		return
+	}
+	res.Compile = cr
+	if r.opt.Observer != nil {
+		r.opt.Observer.Compiled(cr)
+	}
+	if !cr.OK {
+		res.Verdict = CE
+		return
+	}
+	r.judgeTests(ctx)
+}
+
+// judgeTests runs every test through the group tree and fills in the
+// verdict, score and maxima.
+func (r *run) judgeTests(ctx context.Context) {
+	res := r.res
+	total := len(r.p.Tests)
+	index := 0
+	score, max, _ := r.group(ctx, r.p.Root, &index, total)
+	res.Score, res.MaxScore = round(score), round(max)
+	if r.p.Kind == problem.PassFail {
+		res.MaxScore = 1
+		res.Score = 0
+	}
+	res.Verdict = AC
+	for _, t := range res.Tests {
+		if t.Verdict != AC && t.Verdict != SK {
+			res.Verdict = t.Verdict
+			if t.Verdict == SE && res.Error == "" {
+				res.Error = "test " + t.Name + ": " + t.Feedback
+			}
+			break
+		}
+	}
+	if r.p.Kind == problem.PassFail && res.Verdict == AC {
+		res.Score = 1
+	}
+	for _, t := range res.Tests {
+		if t.TimeMs > res.TimeMs {
+			res.TimeMs = t.TimeMs
+		}
+		if t.MemoryKB > res.MemoryKB {
+			res.MemoryKB = t.MemoryKB
+		}
+	}
+}
+
+func splitTwoPrograms(files map[string][]byte) (first, second map[string][]byte) {
+	first, second = map[string][]byte{}, map[string][]byte{}
+	for n, b := range files {
+		switch {
+		case strings.HasPrefix(n, "first."):
+			first[n] = b
+		case strings.HasPrefix(n, "second."):
+			second[n] = b
+		default: // shared files (headers) go to both
+			first[n], second[n] = b, b
+		}
+	}
+	return
+}
+
+// group judges a group's tests and subgroups in order and aggregates
+// their scores per the group's grader flags.
+func (r *run) group(ctx context.Context, g *problem.Group, index *int, total int) (score, max float64, v Verdict) {
+	var scores, maxes []float64
+	v = AC
+	rejected := false
+	for _, t := range g.Tests {
+		*index++
+		var tr TestResult
+		breakGroup := rejected && g.Config.OnReject != "continue" && !(r.p.Kind == problem.PassFail && r.opt.RunAll)
+		if r.stopped || breakGroup || ctx.Err() != nil {
+			tr = TestResult{Name: t.Name, Group: g.Name, Verdict: SK, VerdictSource: SourceJudge}
+			if ctx.Err() != nil {
+				tr.Feedback = "judging cancelled"
+			}
+		} else {
+			tr = r.testFn(ctx, t)
+		}
+		accepted := tr.Verdict == AC
+		s := g.Config.RejectScore
+		if accepted {
+			s = g.Config.AcceptScore * tr.Score // tr.Score: fraction from a partial checker, else 1
+		}
+		if tr.Verdict == SK {
+			s = g.Config.RejectScore
+		}
+		if r.p.Kind == problem.Scoring {
+			tr.Score = round(s)
+		} else {
+			tr.Score = 0
+			if accepted {
+				tr.Score = 1
+			}
+		}
+		scores = append(scores, s)
+		maxes = append(maxes, g.Config.AcceptScore)
+		if !accepted && tr.Verdict != SK {
+			rejected = true
+			if severity(tr.Verdict) > severity(v) || v == AC {
+				if v == AC || g.Config.HasFlag("worst_error") {
+					v = tr.Verdict
+				}
+			}
+			if r.p.Kind == problem.PassFail && !r.opt.RunAll {
+				r.stopped = true
+			}
+		}
+		r.res.Tests = append(r.res.Tests, tr)
+		if r.opt.Observer != nil {
+			r.opt.Observer.Test(*index, total, tr)
+		}
+	}
+	for _, c := range g.Groups {
+		s, m, cv := r.group(ctx, c, index, total)
+		if r.p.Kind == problem.Scoring && c.Name == "sample" {
+			s, m = 0, 0 // samples are shown, not scored
+		}
+		scores = append(scores, s)
+		maxes = append(maxes, m)
+		if cv != AC && v == AC {
+			v = cv
+		}
+	}
+	agg := func(xs []float64) float64 {
+		if len(xs) == 0 {
+			return 0
+		}
+		if g.Config.HasFlag("min") {
+			m := xs[0]
+			for _, x := range xs[1:] {
+				if x < m {
+					m = x
+				}
+			}
+			return m
+		}
+		sum := 0.0
+		for _, x := range xs {
+			sum += x
+		}
+		return sum
+	}
+	score, max = agg(scores), agg(maxes)
+	if rg := g.Config.Range; rg != nil {
+		score = clamp(score, rg[0], rg[1])
+		max = clamp(max, rg[0], rg[1])
+	}
+	if g.Config.MaxScore != nil {
+		if max > 0 {
+			score = score / max * *g.Config.MaxScore
+		}
+		max = *g.Config.MaxScore
+	}
+	if g.Name != "" {
+		r.res.Groups = append(r.res.Groups, GroupResult{Name: g.Name, Verdict: v, Score: round(score), MaxScore: round(max)})
+	}
+	return score, max, v
+}
+
+func clamp(x, lo, hi float64) float64 {
+	if x < lo {
+		return lo
+	}
+	if x > hi {
+		return hi
+	}
+	return x
+}
+
+func round(x float64) float64 { return float64(int64(x*1e6+0.5)) / 1e6 }
+
+// errSE marks an error that is the judge's, not the contestant's.
+var errSE = errors.New("judge error")

@@ -1,0 +1,410 @@
+// Package problem loads problem packages in the Kattis / ICPC format
+// (problemarchive.org): the legacy layout, the 2023-07 draft, and the
+// 2025-09 names where they differ (test_group.yaml), plus docket's own
+// extension under the `docket:` key of problem.yaml (testlib checkers and
+// interactors, two-step problems). A package is validated on load, with
+// errors that name the file, and has a content digest.
+package problem
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Kind of problem.
+type Kind string
+
+const (
+	PassFail Kind = "pass-fail"
+	Scoring  Kind = "scoring"
+)
+
+// Protocol of a checker or interactor.
+type Protocol string
+
+const (
+	Kattis  Protocol = "kattis"  // validator input answer feedback_dir [flags] < output; 42 accept, 43 reject
+	Testlib Protocol = "testlib" // checker input output answer; 0 AC, 1 WA, 2 PE, 3 fail, 7 points
+)
+
+// Program is the problem author's code: a checker, validator or interactor.
+type Program struct {
+	Protocol Protocol
+	Dir      string   // package directory holding its sources
+	Sources  []string // file names in Dir, the main one first
+}
+
+// TwoStep describes a two-step problem (docket extension).
+type TwoStep struct {
+	// Programs: the submission holds two programs (first.*, second.*);
+	// otherwise one program runs twice with FirstArgs then SecondArgs.
+	Programs   bool
+	FirstArgs  []string
+	SecondArgs []string
+	// HandoffFile: the file the first run writes in its working directory
+	// that becomes the second run's stdin; empty: the first run's stdout.
+	HandoffFile string
+}
+
+// Limits from the package. Zero means "not set".
+type Limits struct {
+	Time         time.Duration // limits.time_limit, docket.time_limit or .timelimit
+	TimeSource   string        // where Time came from
+	MemoryMB     int
+	OutputMB     int
+	ValidationMB int
+}
+
+// Problem is a loaded, validated package.
+type Problem struct {
+	ID             string
+	Dir            string
+	Name           string
+	Kind           Kind
+	Interactive    bool
+	TwoStep        *TwoStep
+	ValidatorFlags []string // for the default comparison or a custom validator
+	Checker        *Program // nil: the default comparison
+	Interactor     *Program // set for interactive problems
+	Limits         Limits
+	Root           *Group  // data/
+	Tests          []*Test // every test, in judging order (sample first)
+	Digest         string  // sha256 of the package's content (submissions excluded)
+}
+
+// Group is a directory of tests under data/.
+type Group struct {
+	Name   string // relative to data/: "sample", "secret", "secret/group1"
+	Config GroupConfig
+	Tests  []*Test
+	Groups []*Group
+}
+
+// GroupConfig is testdata.yaml (legacy / 2023-07) or test_group.yaml
+// (2025-09), after inheritance from the parent group.
+type GroupConfig struct {
+	OnReject       string   // "break" (default) or "continue"
+	GraderFlags    []string // min, sum (default), first_error, worst_error, ignore_sample, accept_if_any_accepted
+	AcceptScore    float64  // per test, default 1
+	RejectScore    float64  // per test, default 0
+	Range          *[2]float64
+	ValidatorFlags []string // output_validator_flags
+	MaxScore       *float64 // 2025-09 max_score
+}
+
+// Test is one input with its answer.
+type Test struct {
+	Name  string // "secret/group1/01"
+	Group *Group
+	In    string // path
+	Ans   string // path ("" for an interactive test without .ans)
+}
+
+// LoadError is an invalid package; Errors lists every problem found.
+type LoadError struct {
+	Dir    string
+	Errors []string
+}
+
+func (e *LoadError) Error() string {
+	return fmt.Sprintf("problem package %s: %s", e.Dir, strings.Join(e.Errors, "; "))
+}
+
+// Load reads and validates the package in dir.
+func Load(dir string) (*Problem, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	l := &loader{dir: abs}
+	p := l.load()
+	if len(l.errs) > 0 {
+		return nil, &LoadError{Dir: dir, Errors: l.errs}
+	}
+	return p, nil
+}
+
+type loader struct {
+	dir  string
+	errs []string
+}
+
+func (l *loader) errorf(f string, a ...any) { l.errs = append(l.errs, fmt.Sprintf(f, a...)) }
+
+func (l *loader) load() *Problem {
+	p := &Problem{ID: filepath.Base(l.dir), Dir: l.dir, Kind: PassFail}
+	if st, err := os.Stat(l.dir); err != nil || !st.IsDir() {
+		l.errorf("not a directory")
+		return p
+	}
+	y := l.readYAML(p)
+	l.applyYAML(p, y)
+	if p.Limits.Time == 0 {
+		if b, err := os.ReadFile(filepath.Join(l.dir, ".timelimit")); err == nil {
+			secs, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
+			if err != nil || secs <= 0 {
+				l.errorf(".timelimit: %q is not a positive number of seconds", strings.TrimSpace(string(b)))
+			} else {
+				p.Limits.Time = time.Duration(secs * float64(time.Second))
+				p.Limits.TimeSource = ".timelimit"
+			}
+		}
+	}
+	l.loadValidators(p, y)
+	l.loadData(p)
+	if len(l.errs) == 0 {
+		d, err := digest(l.dir)
+		if err != nil {
+			l.errorf("digest: %v", err)
+		}
+		p.Digest = d
+	}
+	return p
+}
+
+// loadValidators finds the output validator (legacy output_validators/,
+// 2023-07 output_validator/) or docket's testlib checker and interactor.
+func (l *loader) loadValidators(p *Problem, y *yamlProblem) {
+	if y.Docket.Checker != nil {
+		p.Checker = l.program(y.Docket.Checker, "docket.checker")
+	}
+	if y.Docket.Interactor != nil {
+		p.Interactor = l.program(y.Docket.Interactor, "docket.interactor")
+		p.Interactive = true
+	}
+	custom := strings.HasPrefix(y.Validation, "custom") || p.Interactive && p.Interactor == nil
+	var found *Program
+	for _, d := range []string{"output_validators", "output_validator"} {
+		full := filepath.Join(l.dir, d)
+		st, err := os.Stat(full)
+		if err != nil || !st.IsDir() {
+			continue
+		}
+		found = l.validatorDir(full, d)
+		break
+	}
+	if found == nil {
+		if custom && p.Checker == nil && p.Interactor == nil {
+			l.errorf("problem.yaml asks for a custom validator (validation: %s) but there is no output_validators/ or output_validator/ directory", orDefault(y.Validation, "interactive"))
+		}
+		return
+	}
+	if p.Interactive && p.Interactor == nil {
+		p.Interactor = found
+		return
+	}
+	if p.Checker == nil && (custom || found != nil) {
+		p.Checker = found
+	}
+}
+
+func (l *loader) validatorDir(full, rel string) *Program {
+	entries, err := os.ReadDir(full)
+	if err != nil {
+		l.errorf("%s: %v", rel, err)
+		return nil
+	}
+	// Legacy: output_validators/<name>/sources, or sources directly.
+	var dirs []string
+	var files []string
+	for _, e := range entries {
+		if e.IsDir() {
+			dirs = append(dirs, e.Name())
+		} else if isSource(e.Name()) {
+			files = append(files, e.Name())
+		}
+	}
+	if len(files) == 0 && len(dirs) == 1 {
+		return l.validatorDir(filepath.Join(full, dirs[0]), rel+"/"+dirs[0])
+	}
+	if len(files) == 0 {
+		l.errorf("%s: no validator source (expected e.g. validate.cpp)", rel)
+		return nil
+	}
+	sort.Strings(files)
+	return &Program{Protocol: Kattis, Dir: full, Sources: mainFirst(files)}
+}
+
+func (l *loader) program(y *yamlProgram, key string) *Program {
+	proto := Protocol(orDefault(y.Protocol, string(Testlib)))
+	if proto != Testlib && proto != Kattis {
+		l.errorf("problem.yaml %s.protocol: %q is not testlib or kattis", key, y.Protocol)
+	}
+	if y.Source == "" {
+		l.errorf("problem.yaml %s.source is missing", key)
+		return nil
+	}
+	src := filepath.Clean(y.Source)
+	if filepath.IsAbs(src) || strings.HasPrefix(src, "..") {
+		l.errorf("problem.yaml %s.source: %q must be a path inside the package", key, y.Source)
+		return nil
+	}
+	full := filepath.Join(l.dir, src)
+	if st, err := os.Stat(full); err != nil || st.IsDir() {
+		l.errorf("problem.yaml %s.source: %s does not exist", key, y.Source)
+		return nil
+	}
+	return &Program{Protocol: proto, Dir: filepath.Dir(full), Sources: []string{filepath.Base(full)}}
+}
+
+func isSource(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".c", ".cpp", ".cc", ".cxx", ".py", ".java", ".kt", ".go", ".rs", ".js", ".h", ".hpp":
+		return true
+	}
+	return false
+}
+
+// mainFirst puts a non-header file first.
+func mainFirst(files []string) []string {
+	sort.SliceStable(files, func(i, j int) bool {
+		hi, hj := isHeader(files[i]), isHeader(files[j])
+		return !hi && hj
+	})
+	return files
+}
+
+func isHeader(n string) bool {
+	e := strings.ToLower(filepath.Ext(n))
+	return e == ".h" || e == ".hpp"
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// loadData walks data/ into groups and tests.
+func (l *loader) loadData(p *Problem) {
+	data := filepath.Join(l.dir, "data")
+	if st, err := os.Stat(data); err != nil || !st.IsDir() {
+		l.errorf("data/: missing (tests go in data/sample and data/secret)")
+		return
+	}
+	base := GroupConfig{OnReject: "break", AcceptScore: 1, ValidatorFlags: p.ValidatorFlags}
+	p.Root = l.group(p, data, "", base)
+	var walk func(g *Group)
+	walk = func(g *Group) {
+		p.Tests = append(p.Tests, g.Tests...)
+		for _, c := range g.Groups {
+			walk(c)
+		}
+	}
+	walk(p.Root)
+	if len(p.Tests) == 0 {
+		l.errorf("data/: no tests (*.in files)")
+	}
+	hasSecret := false
+	for _, g := range p.Root.Groups {
+		if g.Name == "secret" {
+			hasSecret = true
+		}
+	}
+	if !hasSecret {
+		l.errorf("data/secret/: missing")
+	}
+}
+
+func (l *loader) group(p *Problem, dir, name string, parent GroupConfig) *Group {
+	g := &Group{Name: name, Config: parent}
+	g.Config.MaxScore = nil
+	for _, f := range []string{"testdata.yaml", "test_group.yaml"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			continue
+		}
+		if err := applyGroupYAML(&g.Config, b); err != nil {
+			l.errorf("data/%s: %v", filepath.Join(name, f), err)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		l.errorf("data/%s: %v", name, err)
+		return g
+	}
+	names := map[string]bool{}
+	for _, e := range entries {
+		names[e.Name()] = true
+	}
+	for _, e := range entries { // ReadDir sorts by name: Kattis' order
+		n := e.Name()
+		rel := filepath.Join(name, n)
+		if e.Type()&os.ModeSymlink != 0 {
+			l.errorf("data/%s: symbolic links are not allowed in a package", rel)
+			continue
+		}
+		if e.IsDir() {
+			if name == "" && n != "sample" && n != "secret" {
+				l.errorf("data/%s: only data/sample and data/secret may be at the top of data/", n)
+				continue
+			}
+			g.Groups = append(g.Groups, l.group(p, filepath.Join(dir, n), rel, g.Config))
+			continue
+		}
+		if !strings.HasSuffix(n, ".in") {
+			continue
+		}
+		if name == "" {
+			l.errorf("data/%s: tests go in data/sample/ or data/secret/", n)
+			continue
+		}
+		stem := strings.TrimSuffix(n, ".in")
+		t := &Test{Name: filepath.Join(name, stem), Group: g, In: filepath.Join(dir, n)}
+		if names[stem+".ans"] {
+			t.Ans = filepath.Join(dir, stem+".ans")
+		} else if !p.Interactive {
+			l.errorf("data/%s.in has no %s.ans", filepath.Join(name, stem), stem)
+			continue
+		}
+		g.Tests = append(g.Tests, t)
+	}
+	return g
+}
+
+// digest hashes every file's path and content, submissions excluded (they
+// are not part of what a worker needs to judge).
+func digest(dir string) (string, error) {
+	h := sha256.New()
+	var paths []string
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if d.IsDir() && (rel == "submissions" || strings.HasPrefix(d.Name(), ".git")) {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() {
+			paths = append(paths, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(paths)
+	for _, rel := range paths {
+		f, err := os.Open(filepath.Join(dir, rel))
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s\x00", rel)
+		n, err := io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "\x00%d\x00", n)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,262 @@
+package problem
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// yamlProblem is problem.yaml across the format versions. Unknown keys
+// are allowed (the format has many docket does not use: author, source,
+// license, rights_owner, keywords, uuid, ...).
+type yamlProblem struct {
+	ProblemFormatVersion string     `yaml:"problem_format_version"`
+	Name                 yaml.Node  `yaml:"name"` // a string, or a map of languages (2023-07)
+	Type                 yaml.Node  `yaml:"type"` // a string or a list (2023-07)
+	Validation           string     `yaml:"validation"`
+	ValidatorFlags       string     `yaml:"validator_flags"`
+	Limits               yamlLimits `yaml:"limits"`
+	Docket               yamlDocket `yaml:"docket"`
+}
+
+type yamlLimits struct {
+	TimeLimit      *float64 `yaml:"time_limit"`
+	TimeMultiplier *float64 `yaml:"time_multiplier"`
+	Memory         int      `yaml:"memory"`
+	Output         int      `yaml:"output"`
+	ValidationMem  int      `yaml:"validation_memory"`
+}
+
+type yamlDocket struct {
+	Checker    *yamlProgram `yaml:"checker"`
+	Interactor *yamlProgram `yaml:"interactor"`
+	TwoStep    *yamlTwoStep `yaml:"two_step"`
+	TimeLimit  *float64     `yaml:"time_limit"`
+}
+
+type yamlProgram struct {
+	Protocol string `yaml:"protocol"`
+	Source   string `yaml:"source"`
+}
+
+type yamlTwoStep struct {
+	Mode       string    `yaml:"mode"` // phases | programs
+	FirstArgs  []string  `yaml:"first_args"`
+	SecondArgs []string  `yaml:"second_args"`
+	Handoff    yaml.Node `yaml:"handoff"` // "stdout" or {file: NAME}
+}
+
+func (l *loader) readYAML(p *Problem) *yamlProblem {
+	y := &yamlProblem{}
+	b, err := os.ReadFile(filepath.Join(l.dir, "problem.yaml"))
+	if err != nil {
+		l.errorf("problem.yaml: %v", err)
+		return y
+	}
+	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(y); err != nil && err.Error() != "EOF" {
+		l.errorf("problem.yaml: %v", err)
+	}
+	return y
+}
+
+func (l *loader) applyYAML(p *Problem, y *yamlProblem) {
+	switch y.Name.Kind {
+	case yaml.ScalarNode:
+		p.Name = y.Name.Value
+	case yaml.MappingNode:
+		var m map[string]string
+		y.Name.Decode(&m)
+		p.Name = m["en"]
+		if p.Name == "" {
+			for _, v := range m {
+				p.Name = v
+				break
+			}
+		}
+	}
+	if p.Name == "" {
+		p.Name = p.ID
+	}
+	var types []string
+	switch y.Type.Kind {
+	case yaml.ScalarNode:
+		types = strings.Fields(y.Type.Value)
+	case yaml.SequenceNode:
+		y.Type.Decode(&types)
+	}
+	for _, t := range types {
+		switch t {
+		case "pass-fail":
+		case "scoring":
+			p.Kind = Scoring
+		case "interactive":
+			p.Interactive = true
+		case "multi-pass", "submit-answer":
+			l.errorf("problem.yaml type: %q is not supported by docket yet", t)
+		default:
+			l.errorf("problem.yaml type: unknown type %q (pass-fail, scoring, interactive)", t)
+		}
+	}
+	switch v := strings.Fields(y.Validation); {
+	case len(v) == 0, v[0] == "default":
+	case v[0] == "custom":
+		for _, w := range v[1:] {
+			switch w {
+			case "interactive":
+				p.Interactive = true
+			case "score":
+				p.Kind = Scoring
+			default:
+				l.errorf("problem.yaml validation: unknown word %q", w)
+			}
+		}
+	default:
+		l.errorf("problem.yaml validation: %q is not default or custom", y.Validation)
+	}
+	p.ValidatorFlags = strings.Fields(y.ValidatorFlags)
+	if t := y.Limits.TimeLimit; t != nil {
+		if *t <= 0 {
+			l.errorf("problem.yaml limits.time_limit: must be positive")
+		} else {
+			p.Limits.Time = time.Duration(*t * float64(time.Second))
+			p.Limits.TimeSource = "problem.yaml limits.time_limit"
+		}
+	}
+	if t := y.Docket.TimeLimit; t != nil && p.Limits.Time == 0 {
+		p.Limits.Time = time.Duration(*t * float64(time.Second))
+		p.Limits.TimeSource = "problem.yaml docket.time_limit"
+	}
+	if y.Limits.Memory < 0 || y.Limits.Output < 0 {
+		l.errorf("problem.yaml limits: memory and output must be positive MiB")
+	}
+	p.Limits.MemoryMB, p.Limits.OutputMB, p.Limits.ValidationMB = y.Limits.Memory, y.Limits.Output, y.Limits.ValidationMem
+	if ts := y.Docket.TwoStep; ts != nil {
+		t := &TwoStep{FirstArgs: ts.FirstArgs, SecondArgs: ts.SecondArgs}
+		switch ts.Mode {
+		case "phases", "":
+		case "programs":
+			t.Programs = true
+		default:
+			l.errorf("problem.yaml docket.two_step.mode: %q is not phases or programs", ts.Mode)
+		}
+		switch ts.Handoff.Kind {
+		case 0:
+		case yaml.ScalarNode:
+			if ts.Handoff.Value != "stdout" {
+				l.errorf("problem.yaml docket.two_step.handoff: %q is not stdout or {file: NAME}", ts.Handoff.Value)
+			}
+		case yaml.MappingNode:
+			var m map[string]string
+			ts.Handoff.Decode(&m)
+			t.HandoffFile = m["file"]
+			if t.HandoffFile == "" || strings.ContainsAny(t.HandoffFile, "/\x00") || t.HandoffFile == ".." {
+				l.errorf("problem.yaml docket.two_step.handoff.file: %q must be a plain file name", t.HandoffFile)
+			}
+		}
+		if p.Interactive {
+			l.errorf("problem.yaml: a problem cannot be both interactive and two-step")
+		}
+		p.TwoStep = t
+	}
+}
+
+// applyGroupYAML applies testdata.yaml / test_group.yaml keys over the
+// inherited config.
+func applyGroupYAML(c *GroupConfig, b []byte) error {
+	var y struct {
+		OnReject             string    `yaml:"on_reject"`
+		Grading              string    `yaml:"grading"`
+		GraderFlags          string    `yaml:"grader_flags"`
+		AcceptScore          yaml.Node `yaml:"accept_score"`
+		RejectScore          yaml.Node `yaml:"reject_score"`
+		Range                string    `yaml:"range"`
+		OutputValidatorFlags string    `yaml:"output_validator_flags"`
+		InputValidatorFlags  yaml.Node `yaml:"input_validator_flags"`
+		MaxScore             yaml.Node `yaml:"max_score"`
+		ScoreAggregation     string    `yaml:"score_aggregation"`
+	}
+	if err := yaml.Unmarshal(b, &y); err != nil {
+		return err
+	}
+	switch y.OnReject {
+	case "":
+	case "break", "continue":
+		c.OnReject = y.OnReject
+	default:
+		return fmt.Errorf("on_reject: %q is not break or continue", y.OnReject)
+	}
+	if y.GraderFlags != "" {
+		c.GraderFlags = strings.Fields(y.GraderFlags)
+		for _, f := range c.GraderFlags {
+			switch f {
+			case "min", "sum", "max", "avg", "first_error", "worst_error", "ignore_sample", "accept_if_any_accepted", "always_accept":
+			default:
+				return fmt.Errorf("grader_flags: unknown flag %q", f)
+			}
+		}
+	}
+	switch y.ScoreAggregation { // 2025-09
+	case "":
+	case "sum", "min":
+		c.GraderFlags = append(c.GraderFlags, y.ScoreAggregation)
+	case "pass-fail":
+	default:
+		return fmt.Errorf("score_aggregation: %q is not pass-fail, sum or min", y.ScoreAggregation)
+	}
+	num := func(n yaml.Node, key string, dst *float64) error {
+		if n.Kind == 0 {
+			return nil
+		}
+		v, err := strconv.ParseFloat(n.Value, 64)
+		if err != nil {
+			return fmt.Errorf("%s: %q is not a number", key, n.Value)
+		}
+		*dst = v
+		return nil
+	}
+	if err := num(y.AcceptScore, "accept_score", &c.AcceptScore); err != nil {
+		return err
+	}
+	if err := num(y.RejectScore, "reject_score", &c.RejectScore); err != nil {
+		return err
+	}
+	if y.MaxScore.Kind != 0 {
+		var v float64
+		if err := num(y.MaxScore, "max_score", &v); err != nil {
+			return err
+		}
+		c.MaxScore = &v
+	}
+	if y.Range != "" {
+		f := strings.Fields(y.Range)
+		if len(f) != 2 {
+			return fmt.Errorf("range: %q is not \"min max\"", y.Range)
+		}
+		lo, e1 := strconv.ParseFloat(f[0], 64)
+		hi, e2 := strconv.ParseFloat(f[1], 64)
+		if e1 != nil || e2 != nil || lo > hi {
+			return fmt.Errorf("range: %q is not \"min max\"", y.Range)
+		}
+		c.Range = &[2]float64{lo, hi}
+	}
+	if y.OutputValidatorFlags != "" {
+		c.ValidatorFlags = strings.Fields(y.OutputValidatorFlags)
+	}
+	return nil
+}
+
+// HasFlag reports whether a grader flag is set.
+func (c GroupConfig) HasFlag(f string) bool {
+	for _, g := range c.GraderFlags {
+		if g == f {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,129 @@
+// Package verdict judges a submission against a problem package: compile,
+// run the tests, compare / check / interact, score, and produce the result
+// of the wire protocol (shared/DESIGN.md). It knows nothing of NATS or
+// HTTP: `docket run` and the queue worker both call Judge.
+package verdict
+
+// Verdict codes of the wire protocol.
+type Verdict string
+
+const (
+	AC  Verdict = "AC" // accepted
+	WA  Verdict = "WA" // wrong answer
+	PE  Verdict = "PE" // presentation error (a checker said so)
+	TLE Verdict = "TLE"
+	MLE Verdict = "MLE"
+	OLE Verdict = "OLE"
+	RE  Verdict = "RE"
+	CE  Verdict = "CE"
+	SE  Verdict = "SE" // system / judge error: never the contestant's fault
+	SK  Verdict = "SK" // skipped after an earlier failure
+)
+
+// Verdict sources beyond the sandbox's (cpu_time, wall_time, memory_cgroup,
+// output, file_size, exit_code, signal, seccomp).
+const (
+	SourceStdout     = "stdout"     // the default comparison
+	SourceChecker    = "checker"    // a special judge
+	SourceInteractor = "interactor" // an interactive problem's validator
+	SourceCompiler   = "compiler"
+	SourceJudge      = "judge" // docket itself
+)
+
+// Result is the final result of one submission.
+type Result struct {
+	V            int           `json:"v"`
+	SubmissionID string        `json:"submission_id,omitempty"`
+	Problem      string        `json:"problem,omitempty"`
+	Digest       string        `json:"problem_digest,omitempty"`
+	Language     string        `json:"language,omitempty"`
+	Verdict      Verdict       `json:"verdict"`
+	Score        float64       `json:"score"`
+	MaxScore     float64       `json:"max_score"`
+	TimeMs       int64         `json:"time_ms"`
+	MemoryKB     int64         `json:"memory_kb"`
+	Compile      CompileResult `json:"compile"`
+	Tests        []TestResult  `json:"tests"`
+	Groups       []GroupResult `json:"groups"`
+	Limits       LimitsUsed    `json:"limits"`
+	Worker       string        `json:"worker,omitempty"`
+	Attempt      int           `json:"attempt,omitempty"`
+	Error        string        `json:"error"`
+}
+
+// CompileResult is the compile step.
+type CompileResult struct {
+	OK     bool   `json:"ok"`
+	Log    string `json:"log"`
+	TimeMs int64  `json:"time_ms,omitempty"`
+}
+
+// TestResult is one test.
+type TestResult struct {
+	Name          string       `json:"name"`
+	Group         string       `json:"group"`
+	Verdict       Verdict      `json:"verdict"`
+	TimeMs        int64        `json:"time_ms"`
+	WallMs        int64        `json:"wall_ms"`
+	MemoryKB      int64        `json:"memory_kb"`
+	ExitCode      int          `json:"exit_code"`
+	Signal        int          `json:"signal"`
+	VerdictSource string       `json:"verdict_source"`
+	Feedback      string       `json:"feedback"`
+	Score         float64      `json:"score"`
+	Steps         []StepResult `json:"steps,omitempty"` // two-step problems: each run
+}
+
+// StepResult is one run of a two-step test.
+type StepResult struct {
+	TimeMs   int64   `json:"time_ms"`
+	WallMs   int64   `json:"wall_ms"`
+	MemoryKB int64   `json:"memory_kb"`
+	Verdict  Verdict `json:"verdict"`
+}
+
+// GroupResult is a test group's score.
+type GroupResult struct {
+	Name     string  `json:"name"`
+	Verdict  Verdict `json:"verdict"`
+	Score    float64 `json:"score"`
+	MaxScore float64 `json:"max_score"`
+}
+
+// LimitsUsed reports the limits the submission ran under and where they
+// came from.
+type LimitsUsed struct {
+	TimeMs         int64   `json:"time_ms"`         // per test, after the language multiplier
+	BaseTimeMs     int64   `json:"base_time_ms"`    // before it
+	TimeSource     string  `json:"time_source"`     // job, problem.yaml, .timelimit, default
+	TimeMultiplier float64 `json:"time_multiplier"` // the language's
+	MemoryMB       int     `json:"memory_mb"`
+	OutputMB       int     `json:"output_mb"`
+}
+
+// worse orders verdicts for "the worst error".
+func severity(v Verdict) int {
+	switch v {
+	case AC:
+		return 0
+	case SK:
+		return 1
+	case PE:
+		return 2
+	case WA:
+		return 3
+	case OLE:
+		return 4
+	case RE:
+		return 5
+	case MLE:
+		return 6
+	case TLE:
+		return 7
+	case CE:
+		return 8
+	case SE:
+		return 9
+	}
+	return 10
+}

@@ -1,0 +1,281 @@
+package verdict
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/docketjudge/docket/sandbox"
+	"github.com/docketjudge/docket/verdict/compare"
+	"github.com/docketjudge/docket/verdict/feedback"
+	"github.com/docketjudge/docket/verdict/problem"
+)
+
+// feedbackCap bounds the feedback text kept per test.
+const feedbackCap = 4 << 10
+
+// Checker limits: the problem author's code is trusted, but still bounded.
+const (
+	checkerTime     = 30 * time.Second
+	checkerMemoryMB = 2048
+)
+
+// test judges one test.
+func (r *run) test(ctx context.Context, t *problem.Test) TestResult {
+	tr := TestResult{Name: t.Name, Group: t.Group.Name, Score: 1}
+	r.seq++
+	dir := filepath.Join(r.ws, fmt.Sprintf("t%d", r.seq))
+	if err := os.Mkdir(dir, 0o711); err != nil {
+		return seTest(tr, err)
+	}
+	defer os.RemoveAll(dir)
+	switch {
+	case r.p.Interactive:
+		return r.interactive(t, dir, tr)
+	case r.p.TwoStep != nil:
+		return r.twoStep(t, dir, tr)
+	}
+	out := filepath.Join(dir, "output")
+	res, err := r.runProgram(r.prog, nil, t.In, out, filepath.Join(dir, "box"), "")
+	if err != nil {
+		return seTest(tr, err)
+	}
+	tr = fromSandbox(tr, res)
+	if tr.Verdict != AC {
+		return tr
+	}
+	return r.check(t, dir, out, tr)
+}
+
+func seTest(tr TestResult, err error) TestResult {
+	tr.Verdict, tr.VerdictSource, tr.Feedback, tr.Score = SE, SourceJudge, err.Error(), 0
+	return tr
+}
+
+// runProgram runs the submission (b) on stdin from inPath with stdout
+// into outPath (a host file outside the box: RLIMIT_FSIZE caps it) in a
+// fresh box. keep names a file the run writes in its box that must be
+// copied out to keepTo (two-step handoff).
+func (r *run) runProgram(b *built, args []string, inPath, outPath, box string, keepFile string) (*sandbox.Result, error) {
+	if err := mkBox(box, r.j.Slot.UID); err != nil {
+		return nil, err
+	}
+	if err := populate(box, b); err != nil {
+		return nil, err
+	}
+	in, err := os.Open(inPath)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(outPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Close()
+	cmd := r.j.Slot.Command("")
+	cmd.Args = b.command(r.memMB, args...)
+	cmd.Box, cmd.Env, cmd.Binds = box, b.lang.Env, binds(b.lang)
+	cmd.Stdin, cmd.Stdout = in, out
+	cmd.Stderr = discard{}
+	cmd.Limits = r.runLimits(b)
+	return cmd.Run()
+}
+
+func (r *run) runLimits(b *built) sandbox.Limits {
+	out := int64(r.outMB) << 20
+	l := sandbox.Limits{
+		CPUTime: r.tl, WallTime: 2*r.tl + time.Second, Memory: int64(r.memMB) << 20,
+		Processes: b.lang.Processes, Threads: b.lang.Threads,
+		Stdout: out, Stderr: out, FileSize: out, TmpSize: 64 << 20,
+	}
+	if b.lang.AddressSpaceLimit {
+		l.AddressSpace = l.Memory
+	}
+	return l
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// fromSandbox maps a run's status to a test verdict.
+func fromSandbox(tr TestResult, res *sandbox.Result) TestResult {
+	tr.TimeMs, tr.WallMs, tr.MemoryKB = res.CPUTime.Milliseconds(), res.WallTime.Milliseconds(), res.Memory>>10
+	tr.ExitCode, tr.Signal, tr.VerdictSource = res.ExitCode, res.Signal, res.Source
+	switch res.Status {
+	case sandbox.OK:
+		tr.Verdict = AC
+	case sandbox.TLE:
+		tr.Verdict = TLE
+	case sandbox.MLE:
+		tr.Verdict = MLE
+	case sandbox.OLE:
+		tr.Verdict = OLE
+	case sandbox.RE:
+		tr.Verdict = RE
+	default:
+		tr.Verdict, tr.Feedback = SE, res.Error
+	}
+	if tr.Verdict != AC {
+		tr.Score = 0
+	}
+	return tr
+}
+
+// check judges an output: the default comparison, a Kattis output
+// validator or a testlib checker.
+func (r *run) check(t *problem.Test, dir, out string, tr TestResult) TestResult {
+	if r.checker == nil {
+		opt, err := compare.ParseFlags(t.Group.Config.ValidatorFlags)
+		if err != nil {
+			return seTest(tr, fmt.Errorf("validator_flags: %w", err))
+		}
+		team, err := os.Open(out)
+		if err != nil {
+			return seTest(tr, err)
+		}
+		defer team.Close()
+		ans, err := os.Open(t.Ans)
+		if err != nil {
+			return seTest(tr, err)
+		}
+		defer ans.Close()
+		o, err := compare.Compare(team, ans, opt)
+		if err != nil {
+			return seTest(tr, err)
+		}
+		tr.VerdictSource = SourceStdout
+		if !o.Accepted {
+			tr.Verdict, tr.Feedback, tr.Score = WA, o.Message, 0
+		}
+		return tr
+	}
+	box := filepath.Join(dir, "check")
+	if err := mkBox(box, r.j.Slot.TrustedUID); err != nil {
+		return seTest(tr, err)
+	}
+	if err := populate(box, r.checker); err != nil {
+		return seTest(tr, err)
+	}
+	for src, name := range map[string]string{t.In: "input", t.Ans: "answer", out: "output"} {
+		if src == "" {
+			os.WriteFile(filepath.Join(box, name), nil, 0o644)
+			continue
+		}
+		if err := copyFile(src, filepath.Join(box, name), 0o644); err != nil {
+			return seTest(tr, err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := r.j.Slot.Command("")
+	cmd.Trusted = true
+	cmd.Box, cmd.Env, cmd.Binds = box, r.checker.lang.Env, binds(r.checker.lang)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Limits = r.checkerLimits()
+	kattis := r.p.Checker.Protocol == problem.Kattis
+	if kattis {
+		fb := filepath.Join(box, "feedback")
+		if err := mkBox(fb, r.j.Slot.TrustedUID); err != nil {
+			return seTest(tr, err)
+		}
+		team, err := os.Open(out)
+		if err != nil {
+			return seTest(tr, err)
+		}
+		defer team.Close()
+		cmd.Stdin = team
+		cmd.Args = r.checker.command(checkerMemoryMB, append([]string{"input", "answer", "feedback/"}, t.Group.Config.ValidatorFlags...)...)
+	} else {
+		cmd.Args = r.checker.command(checkerMemoryMB, "input", "output", "answer")
+	}
+	res, err := cmd.Run()
+	if err != nil {
+		return seTest(tr, fmt.Errorf("checker: %w", err))
+	}
+	if res.Status != sandbox.OK && res.Status != sandbox.RE {
+		return seTest(tr, fmt.Errorf("checker: %s (%s) %s", res.Status, res.Source, res.Error))
+	}
+	tr.VerdictSource = SourceChecker
+	if kattis {
+		return kattisVerdict(tr, res.ExitCode, filepath.Join(box, "feedback"), r.p.Kind == problem.Scoring)
+	}
+	return testlibVerdict(tr, res.ExitCode, append(stderr.Bytes(), stdout.Bytes()...), r.p.Kind == problem.Scoring)
+}
+
+func (r *run) checkerLimits() sandbox.Limits {
+	return sandbox.Limits{CPUTime: checkerTime, WallTime: 2 * checkerTime, Memory: checkerMemoryMB << 20,
+		Processes: 16, Threads: 256, Stdout: 1 << 20, Stderr: 1 << 20, FileSize: 64 << 20}
+}
+
+// kattisVerdict reads a Kattis validator's exit code and feedback dir.
+func kattisVerdict(tr TestResult, exit int, fbDir string, scoring bool) TestResult {
+	fb, err := feedback.ReadKattisDir(fbDir)
+	if err != nil {
+		return seTest(tr, fmt.Errorf("validator feedback: %w", err))
+	}
+	tr.Feedback = truncate(strings.TrimSpace(firstNonEmpty(fb.TeamMessage, fb.JudgeMessage)), feedbackCap)
+	switch exit {
+	case 42:
+		tr.Verdict = AC
+		if scoring && fb.Score != nil {
+			tr.Score = *fb.Score // an absolute score, scaled by accept_score 1
+		}
+	case 43:
+		tr.Verdict, tr.Score = WA, 0
+	default:
+		return seTest(tr, fmt.Errorf("the output validator exited %d (expected 42 or 43): %s", exit, tr.Feedback))
+	}
+	return tr
+}
+
+// testlibVerdict maps a testlib checker's exit code and message.
+func testlibVerdict(tr TestResult, exit int, msg []byte, scoring bool) TestResult {
+	v, err := feedback.ParseTestlib(exit, msg)
+	if err != nil {
+		return seTest(tr, fmt.Errorf("checker: %w", err))
+	}
+	tr.Feedback = truncate(v.Message, feedbackCap)
+	switch v.Verdict {
+	case feedback.OK:
+		tr.Verdict = AC
+	case feedback.WA:
+		tr.Verdict, tr.Score = WA, 0
+	case feedback.PE, feedback.Dirt, feedback.UnexpectedEOF:
+		tr.Verdict, tr.Score = PE, 0
+	case feedback.Points, feedback.PartiallyCorrect:
+		frac := 0.0
+		if v.Points != nil {
+			frac = *v.Points
+		}
+		if !scoring {
+			// pass-fail: partial is not accepted
+			if frac >= 1 {
+				tr.Verdict = AC
+			} else {
+				tr.Verdict, tr.Score = WA, 0
+			}
+			return tr
+		}
+		tr.Verdict, tr.Score = AC, clamp(frac, 0, 1)
+		if frac <= 0 {
+			tr.Verdict, tr.Score = WA, 0
+		}
+	default:
+		return seTest(tr, fmt.Errorf("the checker failed (testlib fail): %s", v.Message))
+	}
+	return tr
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if strings.TrimSpace(x) != "" {
+			return x
+		}
+	}
+	return ""
+}
