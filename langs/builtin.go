@@ -49,7 +49,7 @@ func builtin() []*Language {
 			ID: "go", Name: "Go", Extensions: []string{".go"}, Source: "main.go",
 			Compile: []string{"go", "build", "-o", "{exe}", "{files}"},
 			Run:     []string{"./{exe}"},
-			Env:     []string{"GOCACHE=/tmp/gocache", "GOPATH=/tmp/gopath", "GO111MODULE=off", "CGO_ENABLED=0", "GOTOOLCHAIN=local", "GOFLAGS=-buildvcs=false"},
+			Env:     []string{"PATH=/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin", "GOCACHE=/tmp/gocache", "GOPATH=/tmp/gopath", "GO111MODULE=off", "CGO_ENABLED=0", "GOTOOLCHAIN=local", "GOFLAGS=-buildvcs=false"},
 			Threads: 128, TimeMultiplier: 1, CompileTime: Duration(60 * time.Second),
 			Version: []string{"/usr/local/go/bin/go", "version"},
 		},

@@ -72,3 +72,34 @@ func TestRunJSON(t *testing.T) {
 		t.Errorf("docket run without files: %v, want exit 2", err)
 	}
 }
+
+// Every language of the catalog judges a+b: compiled in the sandbox, run
+// in the sandbox, AC. A language whose toolchain is missing is reported
+// by name (make test installs them all).
+func TestEveryLanguage(t *testing.T) {
+	needRoot(t)
+	bin := docketBinary(t)
+	env := append(os.Environ(), "DOCKET_SANDBOX_DIR="+t.TempDir())
+	for lang, file := range map[string]string{
+		"c": "main.c", "cpp": "main.cpp", "cpp20": "main.cpp", "python3": "main.py", "pypy3": "main.py",
+		"java": "Solution.java", "kotlin": "main.kt", "go": "main.go", "rust": "main.rs", "javascript": "main.js",
+	} {
+		t.Run(lang, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(bin, "run", "--json", "--lang", lang, "--problem", "../../problems/aplusb", "testdata/aplusb/"+file)
+			cmd.Env = env
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", lang, err, out)
+			}
+			var res struct {
+				Verdict  string `json:"verdict"`
+				Language string `json:"language"`
+			}
+			json.Unmarshal(out, &res)
+			if res.Verdict != "AC" || res.Language != lang {
+				t.Errorf("%s: %s", lang, out)
+			}
+		})
+	}
+}
