@@ -32,6 +32,8 @@ test: deps vet
 # Benchmarks report ratios against a baseline measured in the same run.
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 300x ./sandbox/
+	$(GO) test -run '^$$' -bench Judge100 -benchtime 5x ./verdict/
+	$(GO) test -run '^$$' -bench . ./verdict/compare/
 
 # Until the queue worker lands (issue 4), `make run` shows the sandbox on
 # this host: the probe and escape checks, then one judged-style run.

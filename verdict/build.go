@@ -52,8 +52,9 @@ func binds(l *langs.Language) []mount.Bind {
 // buildSubmission writes the files into a box, compiles them there, and
 // returns the program. A compiler failure is a CompileResult with OK
 // false (CE); err is for docket's own failures (SE).
-func (r *run) buildSubmission(files map[string][]byte, name string) (*built, CompileResult, error) {
-	return build(r.j.Slot, r.lang, files, filepath.Join(r.ws, name), false)
+func (r *run) buildSubmission(files map[string][]byte, name string) (b *built, cr CompileResult, err error) {
+	r.timed(func() { b, cr, err = build(r.j.Slot, r.lang, files, filepath.Join(r.ws, name), false) })
+	return
 }
 
 func build(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, dir string, trusted bool) (*built, CompileResult, error) {

@@ -76,7 +76,9 @@ func (r *run) interactive(t *problem.Test, dir string, tr TestResult) TestResult
 		chownIf(filepath.Join(ibox, "tout"), r.j.Slot.TrustedUID)
 		inter.Args = r.interactor.command(checkerMemoryMB, "input", "tout", "answer")
 	}
-	rs, ri, err := sandbox.RunPair(sub, inter)
+	var rs, ri *sandbox.Result
+	var err error
+	r.timed(func() { rs, ri, err = sandbox.RunPair(sub, inter) })
 	if err != nil {
 		return seTest(tr, fmt.Errorf("interactive run: %w", err))
 	}

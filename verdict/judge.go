@@ -50,6 +50,17 @@ type Options struct {
 	// at the first failure.
 	RunAll   bool
 	Observer Observer
+	// Timing, when set, receives where the judging's wall time went.
+	Timing *Timing
+}
+
+// Timing splits a judging's wall time: inside sandbox runs (compiles,
+// tests, checkers, interactors: each Cmd.Run from start to cleanup) and
+// everything else (comparison, bookkeeping, files).
+type Timing struct {
+	Total   time.Duration
+	Sandbox time.Duration
+	Runs    int
 }
 
 // Observer hears about progress while a submission is judged.
@@ -103,7 +114,13 @@ func (j *Judge) Judge(ctx context.Context, p *problem.Problem, sub Submission, o
 	r := &run{j: j, p: p, lang: lang, ws: ws, opt: opt, res: res}
 	r.testFn = r.test
 	r.limits()
+	start := time.Now()
 	r.judge(ctx, sub)
+	if opt.Timing != nil {
+		opt.Timing.Total += time.Since(start)
+		opt.Timing.Sandbox += r.sandboxTime
+		opt.Timing.Runs += r.runs
+	}
 	return res
 }
 
@@ -133,6 +150,8 @@ type run struct {
 	interactor  *built
 	seq         int
 	stopped     bool // pass-fail: a test failed, the rest are skipped
+	sandboxTime time.Duration // wall time inside Cmd.Run / RunPair
+	runs        int
 	// testFn judges one test: r.test, or a stand-in in the scoring tests.
 	testFn func(context.Context, *problem.Test) TestResult
 }
@@ -381,3 +400,33 @@ func round(x float64) float64 { return float64(int64(x*1e6+0.5)) / 1e6 }
 
 // errSE marks an error that is the judge's, not the contestant's.
 var errSE = errors.New("judge error")
+
+// Prepare compiles the problem's checker and interactor (cached by
+// digest), so that a package whose own programs do not compile is
+// reported before any submission is judged.
+func (j *Judge) Prepare(p *problem.Problem) error {
+	l, err := j.Langs.Lookup("cpp")
+	if err != nil {
+		return err
+	}
+	r := &run{j: j, p: p, lang: l, res: &Result{}}
+	if p.Checker != nil {
+		if _, err := r.buildTrusted(p.Checker, "checker"); err != nil {
+			return err
+		}
+	}
+	if p.Interactor != nil {
+		if _, err := r.buildTrusted(p.Interactor, "interactor"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// timed runs a sandboxed step and accounts for its wall time.
+func (r *run) timed(f func()) {
+	t := time.Now()
+	f()
+	r.sandboxTime += time.Since(t)
+	r.runs++
+}

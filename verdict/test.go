@@ -83,7 +83,9 @@ func (r *run) runProgram(b *built, args []string, inPath, outPath, box string, k
 	cmd.Stdin, cmd.Stdout = in, out
 	cmd.Stderr = discard{}
 	cmd.Limits = r.runLimits(b)
-	return cmd.Run()
+	var res *sandbox.Result
+	r.timed(func() { res, err = cmd.Run() })
+	return res, err
 }
 
 func (r *run) runLimits(b *built) sandbox.Limits {
@@ -193,7 +195,9 @@ func (r *run) check(t *problem.Test, dir, out string, tr TestResult) TestResult 
 	} else {
 		cmd.Args = r.checker.command(checkerMemoryMB, "input", "output", "answer")
 	}
-	res, err := cmd.Run()
+	var res *sandbox.Result
+	var err error
+	r.timed(func() { res, err = cmd.Run() })
 	if err != nil {
 		return seTest(tr, fmt.Errorf("checker: %w", err))
 	}

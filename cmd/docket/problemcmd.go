@@ -73,6 +73,10 @@ func runProblemCheck(args []string) int {
 	}
 	defer release()
 	fmt.Printf("%s (%s): %d tests, digest %s\n", p.ID, p.Name, len(p.Tests), p.Digest[:19])
+	if err := j.Prepare(p); err != nil {
+		fmt.Println("  FAIL", err)
+		return exitFailed
+	}
 	subs, err := listSubmissions(filepath.Join(dir, "submissions"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket problem check:", err)

@@ -103,3 +103,28 @@ func TestEveryLanguage(t *testing.T) {
 		})
 	}
 }
+
+// A package whose checker does not compile is reported before any
+// submission is judged, as the package's fault.
+func TestBrokenCheckerReported(t *testing.T) {
+	needRoot(t)
+	bin := docketBinary(t)
+	dir := filepath.Join(t.TempDir(), "broken")
+	if out, err := exec.Command("cp", "-r", "../../problems/kattis-checker", dir).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	os.WriteFile(filepath.Join(dir, "output_validators/check/check.cpp"), []byte("int main( {"), 0o644)
+	cmd := exec.Command(bin, "problem", "check", dir)
+	cmd.Env = append(os.Environ(), "DOCKET_SANDBOX_DIR="+t.TempDir(), "DOCKET_CACHE_DIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitFailed || !strings.Contains(string(out), "checker does not compile") {
+		t.Errorf("broken checker: %v\n%s", err, out)
+	}
+	// docket run on that package: SE, never CE.
+	cmd = exec.Command(bin, "run", "--json", "--problem", dir, filepath.Join(dir, "submissions/accepted"))
+	cmd.Env = append(os.Environ(), "DOCKET_SANDBOX_DIR="+t.TempDir(), "DOCKET_CACHE_DIR="+t.TempDir())
+	out, _ = cmd.Output()
+	if !strings.Contains(string(out), `"verdict": "SE"`) {
+		t.Errorf("judging against a broken checker: %s", out)
+	}
+}
