@@ -149,7 +149,7 @@ type run struct {
 	checker     *built
 	interactor  *built
 	seq         int
-	stopped     bool // pass-fail: a test failed, the rest are skipped
+	stopped     bool          // pass-fail: a test failed, the rest are skipped
 	sandboxTime time.Duration // wall time inside Cmd.Run / RunPair
 	runs        int
 	// testFn judges one test: r.test, or a stand-in in the scoring tests.
