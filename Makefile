@@ -36,10 +36,11 @@ bench: deps
 	$(GO) test -run '^$$' -bench . ./verdict/compare/
 
 # Until the queue worker lands (issue 4), `make run` shows the sandbox on
-# this host: the probe and escape checks, then one judged-style run.
-run: build
+# this host (the probe and escape checks), then judges an example problem
+# locally with the same pipeline the worker will use.
+run: deps build
 	./$(BIN) selftest
-	./$(BIN) exec --time 1s --memory 64M -- /bin/sh -c 'echo hello from the sandbox; id'
+	./$(BIN) run --problem problems/aplusb problems/aplusb/submissions/accepted/main.cpp
 
 # Judge every example problem's own submissions (also part of go test).
 check-problems: build
