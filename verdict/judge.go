@@ -370,6 +370,14 @@ func (r *run) group(ctx context.Context, g *problem.Group, index *int, total int
 		return sum
 	}
 	score, max = agg(scores), agg(maxes)
+	if g.Config.HasFlag("accept_if_any_accepted") && v != AC {
+		for _, tr := range r.res.Tests[len(r.res.Tests)-len(g.Tests):] {
+			if tr.Verdict == AC {
+				v = AC // the group's verdict: one accepted test suffices
+				break
+			}
+		}
+	}
 	if rg := g.Config.Range; rg != nil {
 		score = clamp(score, rg[0], rg[1])
 		max = clamp(max, rg[0], rg[1])

@@ -41,6 +41,9 @@ func ParseFlags(flags []string) (Options, error) {
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		switch w {
+		case "exact":
+			// docket's extension: byte-for-byte comparison on request.
+			opt.Exact = true
 		case "case_sensitive":
 			opt.CaseSensitive = true
 		case "space_change_sensitive":

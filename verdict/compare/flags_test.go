@@ -42,7 +42,7 @@ func TestParseFlags(t *testing.T) {
 	}{
 		{[]string{"bogus"}, `unknown validator flag "bogus"`},
 		{[]string{"Case_Sensitive"}, "unknown validator flag"},
-		{[]string{"exact"}, "unknown validator flag"},
+		{[]string{"exactly"}, "unknown validator flag"},
 		{[]string{"float_tolerance"}, "float_tolerance needs a value"},
 		{[]string{"case_sensitive", "float_absolute_tolerance"}, "needs a value"},
 		{[]string{"float_tolerance", "x"}, `"x" is not a number`},
@@ -124,5 +124,18 @@ func TestParseNumber(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { ParseNumber([]byte("12345.6789e-3")) }); n != 0 {
 		t.Errorf("ParseNumber allocates %v", n)
+	}
+}
+
+func TestExactFlag(t *testing.T) {
+	opt, err := ParseFlags([]string{"exact"})
+	if err != nil || !opt.Exact {
+		t.Fatalf("exact: %+v %v", opt, err)
+	}
+	if o := CompareBytes([]byte("1 2\n"), []byte("1  2\n"), opt); o.Accepted {
+		t.Error("exact comparison accepted different whitespace")
+	}
+	if o := CompareBytes([]byte("1 2\n"), []byte("1 2\n"), opt); !o.Accepted {
+		t.Error("exact comparison rejected identical output")
 	}
 }
