@@ -293,6 +293,7 @@ func (r *run) group(ctx context.Context, g *problem.Group, index *int, total int
 	var scores, maxes []float64
 	v = AC
 	rejected := false
+	judged := false
 	for _, t := range g.Tests {
 		*index++
 		var tr TestResult
@@ -306,6 +307,7 @@ func (r *run) group(ctx context.Context, g *problem.Group, index *int, total int
 			tr = r.testFn(ctx, t)
 		}
 		accepted := tr.Verdict == AC
+		judged = judged || tr.Verdict != SK
 		s := g.Config.RejectScore
 		if accepted {
 			s = g.Config.AcceptScore * tr.Score // tr.Score: fraction from a partial checker, else 1
@@ -341,6 +343,7 @@ func (r *run) group(ctx context.Context, g *problem.Group, index *int, total int
 	}
 	for _, c := range g.Groups {
 		s, m, cv := r.group(ctx, c, index, total)
+		judged = judged || cv != SK
 		if r.p.Kind == problem.Scoring && c.Name == "sample" {
 			s, m = 0, 0 // samples are shown, not scored
 		}
@@ -387,6 +390,9 @@ func (r *run) group(ctx context.Context, g *problem.Group, index *int, total int
 			score = score / max * *g.Config.MaxScore
 		}
 		max = *g.Config.MaxScore
+	}
+	if !judged && (len(g.Tests) > 0 || len(g.Groups) > 0) {
+		v = SK // nothing in the group was run
 	}
 	if g.Name != "" {
 		r.res.Groups = append(r.res.Groups, GroupResult{Name: g.Name, Verdict: v, Score: round(score), MaxScore: round(max)})

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"text/tabwriter"
 
 	"github.com/docketjudge/docket/sandbox"
 	"github.com/kelseyhightower/envconfig"
@@ -55,6 +56,13 @@ func openSandbox() (*sandbox.Sandbox, error) {
 func envUsage() {
 	fmt.Fprintln(os.Stderr, "\nenvironment:")
 	for _, spec := range []any{&sandboxEnv{}, &langsEnv{}} {
-		envconfig.Usagef("docket", spec, os.Stderr, "  DOCKET_{{.Key}}\t{{.Field.Type}}\t(default {{if .Default}}{{.Default}}{{else}}unset{{end}})\t{{.Description}}\n")
+		usagef(spec)
 	}
+}
+
+// usagef lists a configuration struct's variables with their defaults.
+func usagef(spec any) {
+	tw := tabwriter.NewWriter(os.Stderr, 2, 4, 2, ' ', 0)
+	envconfig.Usagef("docket", spec, tw, "{{range .}}  {{usage_key .}}\t{{usage_type .}}\t{{if usage_default .}}default {{usage_default .}}{{else}}-{{end}}\t{{usage_description .}}\n{{end}}")
+	tw.Flush()
 }

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"context"
+	"errors"
+
 	"flag"
 	"fmt"
+	"github.com/docketjudge/docket/worker"
+	"github.com/nats-io/nats.go/jetstream"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,7 +19,7 @@ import (
 )
 
 func init() {
-	register("problem", "problem packages: check DIR (judge its own submissions/)", runProblem)
+	register("problem", "problem packages: push DIR, list, check DIR (judge its own submissions/)", runProblem)
 }
 
 // expected maps the Kattis submissions/ directory names to verdicts.
@@ -32,7 +37,7 @@ var expected = map[string]verdict.Verdict{
 
 func runProblem(args []string) int {
 	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" {
-		fmt.Fprintf(os.Stderr, "usage: docket problem check DIR\n\n  check DIR   judge every program under DIR/submissions/<expected>/ and report any that\n              misses its expected verdict (accepted, wrong_answer, time_limit_exceeded,\n              run_time_error, memory_limit_exceeded, output_limit_exceeded, compile_error,\n              partially_accepted); exit 1 if any did\n")
+		fmt.Fprintf(os.Stderr, "usage: docket problem check DIR | push DIR... | list\n\n  push DIR    validate and upload packages to the store (DOCKET_NATS_URL)\n  list        the packages in the store\n  check DIR   judge every program under DIR/submissions/<expected>/ and report any that\n              misses its expected verdict (accepted, wrong_answer, time_limit_exceeded,\n              run_time_error, memory_limit_exceeded, output_limit_exceeded, compile_error,\n              partially_accepted); exit 1 if any did\n")
 		envUsage()
 		if len(args) == 0 {
 			return exitUsage
@@ -42,8 +47,12 @@ func runProblem(args []string) int {
 	switch args[0] {
 	case "check":
 		return runProblemCheck(args[1:])
+	case "push":
+		return runProblemPush(args[1:])
+	case "list":
+		return runProblemList(args[1:])
 	}
-	fmt.Fprintf(os.Stderr, "docket problem: unknown subcommand %q (check)\n", args[0])
+	fmt.Fprintf(os.Stderr, "docket problem: unknown subcommand %q (check, push, list)\n", args[0])
 	return exitUsage
 }
 
@@ -170,4 +179,74 @@ func listSubmissions(root string) ([]pkgSubmission, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
 	return out, nil
+}
+
+func runProblemPush(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, "docket problem push DIR...")
+		return exitUsage
+	}
+	qe, err := loadQueueEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket problem push:", err)
+		return exitUsage
+	}
+	nc, err := qe.connect("docket-problem")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket problem push:", err)
+		return exitSystem
+	}
+	defer nc.Close()
+	js, _ := jsFor(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := worker.EnsureStreams(ctx, js, worker.StreamOptions{Prefix: qe.SubjectPrefix, Replicas: qe.Replicas}); err != nil {
+		fmt.Fprintln(os.Stderr, "docket problem push:", err)
+		return exitSystem
+	}
+	failed := false
+	for _, dir := range args {
+		p, info, err := worker.Push(ctx, js, dir)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "docket problem push %s: %v\n", dir, err)
+			failed = true
+			continue
+		}
+		fmt.Printf("pushed %s (%s): %d tests, %d bytes, %s\n", p.ID, p.Name, len(p.Tests), info.Size, p.Digest[:19])
+	}
+	if failed {
+		return exitFailed
+	}
+	return exitOK
+}
+
+func runProblemList(args []string) int {
+	qe, err := loadQueueEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket problem list:", err)
+		return exitUsage
+	}
+	nc, err := qe.connect("docket-problem")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket problem list:", err)
+		return exitSystem
+	}
+	defer nc.Close()
+	js, _ := jsFor(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	obs, err := js.ObjectStore(ctx, worker.ProblemBucket)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket problem list:", err)
+		return exitSystem
+	}
+	list, err := obs.List(ctx)
+	if err != nil && !errors.Is(err, jetstream.ErrNoObjectsFound) {
+		fmt.Fprintln(os.Stderr, "docket problem list:", err)
+		return exitSystem
+	}
+	for _, o := range list {
+		fmt.Printf("%-24s %-32s %8d bytes  %s  %s\n", o.Name, o.Description, o.Size, o.Metadata["problem_digest"], o.ModTime.Format(time.RFC3339))
+	}
+	return exitOK
 }

@@ -92,9 +92,16 @@ func printSummary(res *verdict.Result, took time.Duration) {
 	for _, g := range res.Groups {
 		fmt.Fprintf(w, "group %-24s %-3s %g/%g\n", g.Name, g.Verdict, g.Score, g.MaxScore)
 	}
-	fmt.Fprintf(w, "verdict %s  score %g/%g  max time %dms  max memory %d KiB  tests: %v  limits: %dms (%s ×%g), %d MiB  judged in %.2fs\n",
+	fmt.Fprintf(w, "verdict %s  score %g/%g  max time %dms  max memory %d KiB  tests: %v  limits: %dms (%s ×%g), %d MiB",
 		res.Verdict, res.Score, res.MaxScore, res.TimeMs, res.MemoryKB, parts,
-		res.Limits.TimeMs, res.Limits.TimeSource, res.Limits.TimeMultiplier, res.Limits.MemoryMB, took.Seconds())
+		res.Limits.TimeMs, res.Limits.TimeSource, res.Limits.TimeMultiplier, res.Limits.MemoryMB)
+	if took > 0 {
+		fmt.Fprintf(w, "  judged in %.2fs", took.Seconds())
+	}
+	if res.Worker != "" {
+		fmt.Fprintf(w, "  by %s (attempt %d)", res.Worker, res.Attempt)
+	}
+	fmt.Fprintln(w)
 	if res.Error != "" {
 		fmt.Fprintf(w, "error: %s\n", res.Error)
 	}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/docketjudge/docket/worker"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/rs/zerolog"
+)
+
+func init() {
+	register("serve", "the single-machine default: embedded NATS JetStream, workers, the SSE bridge, ./problems pushed", runServe)
+}
+
+// serveEnv is serve's own configuration.
+type serveEnv struct {
+	DataDir    string `envconfig:"DATA_DIR" default:"./.docket" desc:"embedded JetStream data directory (survives restarts)"`
+	NatsListen string `envconfig:"NATS_LISTEN" default:"127.0.0.1:4222" desc:"embedded NATS client listener (empty: in-process only)"`
+	BridgeAddr string `envconfig:"BRIDGE_ADDR" default:"127.0.0.1:8080" desc:"SSE bridge listener"`
+}
+
+func runServe(args []string) int {
+	var se serveEnv
+	if err := envProcess(&se); err != nil {
+		fmt.Fprintln(os.Stderr, "docket serve:", err)
+		return exitUsage
+	}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	data := fs.String("data", se.DataDir, "JetStream data directory")
+	problems := fs.String("problems", "./problems", "directory of problem packages pushed at start (each subdirectory with a problem.yaml)")
+	workers := fs.Int("workers", 1, "in-process workers (0 allowed)")
+	fs.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: docket serve [--data DIR] [--problems DIR] [--workers N]\n\nflags:\n")
+		fs.PrintDefaults()
+		envUsageAll()
+		usagef(&serveEnv{})
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return exitOK
+		}
+		return exitUsage
+	}
+	qe, err := loadQueueEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket serve:", err)
+		return exitUsage
+	}
+	log := qe.logger("serve")
+	ns, err := startEmbedded(*data, se.NatsListen, log)
+	if err != nil {
+		log.Error().Err(err).Msg("embedded NATS")
+		return exitSystem
+	}
+	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
+	nc, err := nats.Connect("", nats.InProcessServer(ns), nats.Name("docket-serve"))
+	if err != nil {
+		log.Error().Err(err).Msg("connect to the embedded server")
+		return exitSystem
+	}
+	defer nc.Drain()
+	js, _ := jsFor(nc)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := worker.EnsureStreams(ctx, js, worker.StreamOptions{Prefix: qe.SubjectPrefix, Replicas: 1}); err != nil {
+		log.Error().Err(err).Msg("streams")
+		return exitSystem
+	}
+	pushAll(ctx, js, *problems, log)
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics := worker.NewMetrics(reg)
+	var ws []*worker.Worker
+	var wg sync.WaitGroup
+	for i := 0; i < *workers; i++ {
+		wnc, err := nats.Connect("", nats.InProcessServer(ns), nats.Name("docket-worker-"+strconv.Itoa(i)))
+		if err != nil {
+			log.Error().Err(err).Msg("worker connection")
+			return exitSystem
+		}
+		defer wnc.Drain()
+		w, release, err := startWorker(ctx, wnc, qe, metrics, log.With().Str("component", "worker").Logger())
+		if err != nil {
+			log.Error().Err(err).Msg("worker cannot start")
+			return exitSystem
+		}
+		defer release()
+		ws = append(ws, w)
+		wg.Add(1)
+		go func() { defer wg.Done(); w.Run(ctx) }()
+	}
+	ready := func() error {
+		if !nc.IsConnected() {
+			return errors.New("NATS not connected")
+		}
+		if _, err := js.Stream(context.Background(), worker.JobsStream); err != nil {
+			return fmt.Errorf("streams: %w", err)
+		}
+		for i, w := range ws {
+			if err := w.Ready(); err != nil {
+				return fmt.Errorf("worker %d: %w", i, err)
+			}
+		}
+		return bridgeReady()
+	}
+	mux := http.NewServeMux()
+	if err := mountBridge(mux, js, qe, log); err != nil {
+		log.Error().Err(err).Msg("bridge")
+		return exitSystem
+	}
+	hs := healthServer(se.BridgeAddr, reg, ready)
+	mux.Handle("/", hs.Handler)
+	hs.Handler = mux
+	ln, err := net.Listen("tcp", se.BridgeAddr)
+	if err != nil {
+		log.Error().Err(err).Msg("bridge listener")
+		return exitSystem
+	}
+	go hs.Serve(ln)
+	defer shutdownServer(hs)
+	log.Info().Str("nats", se.NatsListen).Str("bridge", "http://"+ln.Addr().String()).Int("workers", *workers).Str("data", *data).Msg("docket serve ready")
+	<-ctx.Done()
+	log.Info().Msg("stopping: workers finish their jobs")
+	wg.Wait()
+	return exitOK
+}
+
+func startEmbedded(dataDir, listen string, log zerolog.Logger) (*server.Server, error) {
+	opts := &server.Options{
+		ServerName: "docket", JetStream: true, StoreDir: dataDir, NoSigs: true, NoLog: true,
+		JetStreamMaxMemory: 256 << 20, JetStreamMaxStore: 10 << 30,
+	}
+	if listen == "" {
+		opts.DontListen = true
+	} else {
+		host, port, err := net.SplitHostPort(listen)
+		if err != nil {
+			return nil, fmt.Errorf("DOCKET_NATS_LISTEN %q: %w", listen, err)
+		}
+		p, err := strconv.Atoi(port)
+		if err != nil {
+			return nil, fmt.Errorf("DOCKET_NATS_LISTEN %q: %w", listen, err)
+		}
+		opts.Host, opts.Port = host, p
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, err
+	}
+	ns, err := server.NewServer(opts)
+	if err != nil {
+		return nil, err
+	}
+	ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		ns.Shutdown()
+		return nil, errors.New("embedded NATS not ready after 10s (is the port in use?)")
+	}
+	return ns, nil
+}
+
+// pushAll pushes every package under dir; a broken one is logged and
+// skipped, the others still served.
+func pushAll(ctx context.Context, js interface{}, dir string, log zerolog.Logger) {
+	jsx, ok := js.(jetstreamJS)
+	if !ok {
+		return
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		log.Warn().Err(err).Str("dir", dir).Msg("no problems pushed")
+		return
+	}
+	for _, e := range entries {
+		pd := filepath.Join(dir, e.Name())
+		if _, err := os.Stat(filepath.Join(pd, "problem.yaml")); err != nil {
+			continue
+		}
+		p, _, err := worker.Push(ctx, jsx, pd)
+		if err != nil {
+			log.Error().Err(err).Str("problem", e.Name()).Msg("problem not pushed")
+			continue
+		}
+		log.Info().Str("problem", p.ID).Int("tests", len(p.Tests)).Str("digest", p.Digest[:19]).Msg("problem pushed")
+	}
+}

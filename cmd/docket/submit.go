@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/docketjudge/docket/langs"
+	"github.com/docketjudge/docket/verdict"
+	"github.com/docketjudge/docket/worker"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+func init() {
+	register("submit", "enqueue a submission; --follow streams its events and exits with the verdict", runSubmit)
+}
+
+func runSubmit(args []string) int {
+	fs := flag.NewFlagSet("submit", flag.ContinueOnError)
+	prob := fs.String("problem", "", "problem id in the store (required)")
+	lang := fs.String("lang", "", "language id (default: from the first file's extension)")
+	queue := fs.String("queue", "", "queue (default DOCKET_QUEUE)")
+	id := fs.String("id", "", "submission id (default: a random one)")
+	follow := fs.Bool("follow", false, "stream the submission's events; exit 0 on AC, 1 otherwise")
+	tl := fs.Duration("time-limit", 0, "override the problem's time limit")
+	timeout := fs.Duration("timeout", 10*time.Minute, "--follow: give up after this long")
+	fs.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: docket submit --problem ID [--lang L] [--queue Q] [--id ID] [--follow] FILE...\n\nflags:\n")
+		fs.PrintDefaults()
+		envUsageAll()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if *prob == "" || fs.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "docket submit: --problem and at least one FILE are required")
+		return exitUsage
+	}
+	qe, err := loadQueueEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket submit:", err)
+		return exitUsage
+	}
+	if *queue == "" {
+		*queue = qe.Queue
+	}
+	sub, err := readSubmission(langs.Builtin(), *lang, fs.Args())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket submit:", err)
+		return exitUsage
+	}
+	if *id == "" {
+		b := make([]byte, 6)
+		rand.Read(b)
+		*id = "s-" + hex.EncodeToString(b)
+	}
+	if !worker.ValidID(*id) {
+		fmt.Fprintln(os.Stderr, "docket submit: --id must be 1-128 characters of [A-Za-z0-9_-]")
+		return exitUsage
+	}
+	job := worker.Job{V: 1, SubmissionID: *id, Problem: *prob, Language: sub.Language, Files: map[string]string{}}
+	for n, b := range sub.Files {
+		job.Files[n] = string(b)
+	}
+	if *tl > 0 {
+		job.Limits = &worker.JobLimits{TimeMs: int(tl.Milliseconds())}
+	}
+	body, _ := json.Marshal(job)
+	nc, err := qe.connect("docket-submit")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket submit:", err)
+		return exitSystem
+	}
+	defer nc.Close()
+	js, _ := jsFor(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	subj := worker.Subjects{Prefix: qe.SubjectPrefix}
+	if _, err := js.Publish(ctx, subj.Jobs(*queue), body, jetstream.WithMsgID(*id)); err != nil {
+		fmt.Fprintln(os.Stderr, "docket submit: publish:", err)
+		return exitSystem
+	}
+	fmt.Println(*id)
+	if !*follow {
+		return exitOK
+	}
+	res, err := followEvents(ctx, js, subj, *id, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket submit:", err)
+		return exitSystem
+	}
+	printSummary(res, 0)
+	if res.Verdict == verdict.AC {
+		return exitOK
+	}
+	return exitFailed
+}
+
+// followEvents prints a submission's events until its final one.
+func followEvents(ctx context.Context, js jetstream.JetStream, subj worker.Subjects, id string, out *os.File) (*verdict.Result, error) {
+	s, err := js.Stream(ctx, worker.EventsStream)
+	if err != nil {
+		return nil, err
+	}
+	oc, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{subj.Events(id)}, DeliverPolicy: jetstream.DeliverAllPolicy, InactiveThreshold: 30 * time.Second,
+	})
+	if err != nil {
+		return nil, err
+	}
+	it, err := oc.Messages()
+	if err != nil {
+		return nil, err
+	}
+	defer it.Stop()
+	disp := &liveDisplay{out: out}
+	for {
+		m, err := it.Next(jetstream.NextContext(ctx))
+		if err != nil {
+			return nil, fmt.Errorf("waiting for %s: %w", id, err)
+		}
+		var ev worker.Event
+		if json.Unmarshal(m.Data(), &ev) != nil {
+			continue
+		}
+		switch ev.Type {
+		case "started":
+			fmt.Fprintf(out, "started on %s (attempt %d)\n", ev.Worker, ev.Attempt)
+		case "compile":
+			if ev.Compile != nil {
+				disp.Compiled(*ev.Compile)
+			}
+		case "test":
+			if ev.Test != nil {
+				disp.Test(ev.Index, ev.Total, *ev.Test)
+			}
+		case "final":
+			if ev.Result == nil {
+				return nil, fmt.Errorf("final event without a result")
+			}
+			return ev.Result, nil
+		}
+	}
+}

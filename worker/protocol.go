@@ -1,0 +1,166 @@
+// Package worker is the queue side of docket: JetStream streams and the
+// shared durable pull consumer, job decoding, judging one job at a time
+// with InProgress heartbeats, publishing progress events and the final
+// result, the problem store and its local cache, metrics and health. The
+// judging itself is verdict's, the same code path as `docket run`.
+package worker
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/docketjudge/docket/verdict"
+)
+
+// Stream, consumer and bucket names of the wire protocol (DESIGN.md).
+const (
+	JobsStream    = "DOCKET_JOBS"
+	EventsStream  = "DOCKET_EVENTS"
+	ResultsStream = "DOCKET_RESULTS"
+	ProblemBucket = "docket-problems"
+)
+
+// Subjects for a prefix ("docket").
+type Subjects struct{ Prefix string }
+
+func (s Subjects) Jobs(queue string) string { return s.Prefix + ".jobs." + queue }
+func (s Subjects) Events(id string) string  { return s.Prefix + ".events." + id }
+func (s Subjects) Results(id string) string { return s.Prefix + ".results." + id }
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+// ValidID reports whether s is a valid submission id.
+func ValidID(s string) bool { return idPattern.MatchString(s) }
+
+// Job is a submission on docket.jobs.<queue>.
+type Job struct {
+	V             int               `json:"v"`
+	SubmissionID  string            `json:"submission_id"`
+	Problem       string            `json:"problem,omitempty"`
+	ProblemDigest string            `json:"problem_digest,omitempty"`
+	InlineProblem *InlineProblem    `json:"inline_problem,omitempty"`
+	Language      string            `json:"language"`
+	Files         map[string]string `json:"files"`
+	Limits        *JobLimits        `json:"limits,omitempty"`
+}
+
+// JobLimits override the package's.
+type JobLimits struct {
+	TimeMs   int `json:"time_ms,omitempty"`
+	MemoryMB int `json:"memory_mb,omitempty"`
+	OutputMB int `json:"output_mb,omitempty"`
+}
+
+// InlineProblem is a small problem carried in the job: batch tests judged
+// by the default comparison.
+type InlineProblem struct {
+	Tests          []InlineTest `json:"tests"`
+	ValidatorFlags string       `json:"validator_flags,omitempty"`
+	TimeMs         int          `json:"time_ms,omitempty"`
+	MemoryMB       int          `json:"memory_mb,omitempty"`
+}
+
+// InlineTest is one test of an inline problem.
+type InlineTest struct {
+	Name   string `json:"name,omitempty"`
+	Input  string `json:"input"`
+	Answer string `json:"answer"`
+}
+
+// PoisonError: a job that can never succeed. It gets a final result with
+// Verdict and the message, and is terminated, never redelivered.
+type PoisonError struct {
+	Verdict verdict.Verdict
+	Msg     string
+}
+
+func (e *PoisonError) Error() string { return e.Msg }
+
+func poison(v verdict.Verdict, f string, a ...any) error {
+	return &PoisonError{Verdict: v, Msg: fmt.Sprintf(f, a...)}
+}
+
+// DecodeJob parses and validates a job. The submission id is returned
+// even for an invalid job when it could be read, so that the final error
+// result reaches the right subject.
+func DecodeJob(data []byte, maxSource int) (*Job, error) {
+	var j Job
+	if err := json.Unmarshal(data, &j); err != nil {
+		// Salvage the id for the error result if it is there.
+		var probe struct {
+			ID string `json:"submission_id"`
+		}
+		json.Unmarshal(data, &probe)
+		j.SubmissionID = probe.ID
+		return &j, poison(verdict.SE, "malformed job: %v", err)
+	}
+	if !ValidID(j.SubmissionID) {
+		return &j, poison(verdict.SE, "invalid submission_id %q: 1-128 characters of [A-Za-z0-9_-]", truncate(j.SubmissionID, 140))
+	}
+	if j.V != 1 {
+		return &j, poison(verdict.SE, "unsupported protocol version v=%d (this worker speaks v=1)", j.V)
+	}
+	if j.Language == "" {
+		return &j, poison(verdict.SE, "job has no language")
+	}
+	if (j.Problem == "") == (j.InlineProblem == nil) {
+		return &j, poison(verdict.SE, "job needs exactly one of problem and inline_problem")
+	}
+	if j.Problem != "" && !ValidID(j.Problem) {
+		return &j, poison(verdict.SE, "invalid problem id %q", truncate(j.Problem, 140))
+	}
+	if len(j.Files) == 0 {
+		return &j, poison(verdict.CE, "the submission has no files")
+	}
+	total := 0
+	for name, body := range j.Files {
+		if err := verdict.ValidFileName(name); err != nil {
+			return &j, poison(verdict.SE, "%v", err)
+		}
+		total += len(body)
+	}
+	if maxSource > 0 && total > maxSource {
+		return &j, poison(verdict.CE, "the submission's files hold %d bytes, over the limit of %d", total, maxSource)
+	}
+	if ip := j.InlineProblem; ip != nil {
+		if len(ip.Tests) == 0 {
+			return &j, poison(verdict.SE, "inline_problem has no tests")
+		}
+		if len(ip.Tests) > 1000 {
+			return &j, poison(verdict.SE, "inline_problem has %d tests, over 1000", len(ip.Tests))
+		}
+	}
+	if l := j.Limits; l != nil && (l.TimeMs < 0 || l.MemoryMB < 0 || l.OutputMB < 0 || l.TimeMs > 600000) {
+		return &j, poison(verdict.SE, "job limits out of range")
+	}
+	return &j, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}
+
+// Event is one progress message on docket.events.<id>.
+type Event struct {
+	V            int                    `json:"v"`
+	SubmissionID string                 `json:"submission_id"`
+	Attempt      int                    `json:"attempt"`
+	Seq          int                    `json:"seq"`
+	Time         time.Time              `json:"time"`
+	Type         string                 `json:"type"` // started compile test group final
+	Worker       string                 `json:"worker,omitempty"`
+	Compile      *verdict.CompileResult `json:"compile,omitempty"`
+	Test         *verdict.TestResult    `json:"test,omitempty"`
+	Index        int                    `json:"index,omitempty"`
+	Total        int                    `json:"total,omitempty"`
+	Group        *verdict.GroupResult   `json:"group,omitempty"`
+	Result       *verdict.Result        `json:"result,omitempty"`
+}
+
+var errStopped = errors.New("worker stopped")

@@ -1,0 +1,343 @@
+package worker
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/docketjudge/docket/verdict/problem"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Package archives: a tar of the problem directory, submissions/ left
+// out (a worker does not need them), regular files and directories only.
+const maxPackage = 1 << 30
+
+// PackTar archives a problem directory.
+func PackTar(dir string) ([]byte, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if rel == "." {
+			return nil
+		}
+		if info.IsDir() && (rel == "submissions" || strings.HasPrefix(info.Name(), ".git")) {
+			return filepath.SkipDir
+		}
+		if !info.IsDir() && !info.Mode().IsRegular() {
+			return fmt.Errorf("%s: only regular files and directories can be pushed", rel)
+		}
+		hdr := &tar.Header{Name: filepath.ToSlash(rel), Mode: 0o644, Size: info.Size(), ModTime: time.Unix(0, 0), Typeflag: tar.TypeReg}
+		if info.IsDir() {
+			hdr.Name += "/"
+			hdr.Typeflag, hdr.Mode, hdr.Size = tar.TypeDir, 0o755, 0
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		if info.IsDir() {
+			return nil
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(tw, f)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Unpack extracts a package archive into dir, refusing, before anything is
+// written, absolute paths, "..", links, devices and other special files.
+func Unpack(data []byte, dir string) error {
+	var entries []*tar.Header
+	tr := tar.NewReader(bytes.NewReader(data))
+	var total int64
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("package archive: %w", err)
+		}
+		if err := checkEntry(h); err != nil {
+			return err
+		}
+		total += h.Size
+		if total > maxPackage {
+			return fmt.Errorf("package archive: over %d bytes unpacked", maxPackage)
+		}
+		entries = append(entries, h)
+	}
+	tr = tar.NewReader(bytes.NewReader(data))
+	for range entries {
+		h, _ := tr.Next()
+		p := filepath.Join(dir, filepath.FromSlash(h.Name))
+		if h.Typeflag == tar.TypeDir {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(f, tr); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkEntry(h *tar.Header) error {
+	name := h.Name
+	if name == "" || strings.HasPrefix(name, "/") || strings.Contains(name, "\x00") || strings.Contains(name, "\\") {
+		return fmt.Errorf("package archive: unsafe path %q", name)
+	}
+	for _, part := range strings.Split(strings.TrimSuffix(name, "/"), "/") {
+		if part == ".." || part == "." || part == "" {
+			return fmt.Errorf("package archive: unsafe path %q", name)
+		}
+	}
+	switch h.Typeflag {
+	case tar.TypeReg, tar.TypeDir:
+		return nil
+	case tar.TypeSymlink, tar.TypeLink:
+		return fmt.Errorf("package archive: %s is a link (%s), links are not allowed", name, h.Linkname)
+	default:
+		return fmt.Errorf("package archive: %s is a special file (type %q), not allowed", name, h.Typeflag)
+	}
+}
+
+// Push validates a problem directory and uploads it as the object named
+// by the problem id (the directory's name).
+func Push(ctx context.Context, js jetstream.JetStream, dir string) (*problem.Problem, *jetstream.ObjectInfo, error) {
+	p, err := problem.Load(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ValidID(p.ID) {
+		return nil, nil, fmt.Errorf("problem id %q (the directory name) must be 1-128 characters of [A-Za-z0-9_-]", p.ID)
+	}
+	data, err := PackTar(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	obs, err := js.ObjectStore(ctx, ProblemBucket)
+	if err != nil {
+		return nil, nil, fmt.Errorf("problem store: %w", err)
+	}
+	info, err := obs.Put(ctx, jetstream.ObjectMeta{
+		Name: p.ID, Description: p.Name,
+		Metadata: map[string]string{"problem_digest": p.Digest, "name": p.Name},
+		Opts:     &jetstream.ObjectMetaOptions{ChunkSize: 256 << 10},
+	}, bytes.NewReader(data))
+	if err != nil {
+		return nil, nil, fmt.Errorf("problem store: put %s: %w", p.ID, err)
+	}
+	return p, info, nil
+}
+
+// ErrNoProblem: the store has no such problem.
+var ErrNoProblem = errors.New("problem not found in the store")
+
+// Cache holds unpacked packages on disk keyed by the object's digest,
+// bounded in size (least recently used out), safe for several worker
+// processes sharing it: a lock file per entry and an atomic rename.
+type Cache struct {
+	Dir      string
+	MaxBytes int64
+	mu       sync.Mutex
+}
+
+// Get returns the loaded problem for id, fetching it from the store if
+// the cached copy is missing or stale. wantDigest, when set, pins the
+// problem digest (problem_digest in the job).
+func (c *Cache) Get(ctx context.Context, js jetstream.JetStream, id, wantDigest string) (*problem.Problem, error) {
+	obs, err := js.ObjectStore(ctx, ProblemBucket)
+	if err != nil {
+		return nil, fmt.Errorf("problem store: %w", err)
+	}
+	info, err := obs.GetInfo(ctx, id)
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return nil, fmt.Errorf("%w: %s", ErrNoProblem, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("problem store: %w", err)
+	}
+	if wantDigest != "" && info.Metadata["problem_digest"] != wantDigest {
+		return nil, fmt.Errorf("%w: %s with digest %s (the store has %s)", ErrNoProblem, id, wantDigest, info.Metadata["problem_digest"])
+	}
+	key := digestKey(info.Digest)
+	dir := filepath.Join(c.Dir, key, id)
+	if p, err := problem.Load(dir); err == nil {
+		touch(filepath.Join(c.Dir, key))
+		return p, nil
+	}
+	unlock, err := c.lock(key)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if p, err := problem.Load(dir); err == nil { // another process fetched it meanwhile
+		return p, nil
+	}
+	res, err := obs.Get(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("problem store: get %s: %w", id, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(res, maxPackage+1))
+	res.Close()
+	if err != nil {
+		return nil, fmt.Errorf("problem store: get %s: %w", id, err) // includes ErrDigestMismatch
+	}
+	tmp, err := os.MkdirTemp(c.Dir, ".fetch-")
+	if err != nil {
+		return nil, fmt.Errorf("problem cache: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := Unpack(data, filepath.Join(tmp, id)); err != nil {
+		return nil, fmt.Errorf("problem %s: %w", id, err)
+	}
+	os.RemoveAll(filepath.Join(c.Dir, key))
+	if err := os.Rename(tmp, filepath.Join(c.Dir, key)); err != nil {
+		return nil, fmt.Errorf("problem cache: %w", err)
+	}
+	c.evict(key)
+	return problem.Load(dir)
+}
+
+func digestKey(d string) string {
+	r := strings.NewReplacer("=", "", "/", "_", "+", "-", ":", "")
+	return r.Replace(strings.TrimPrefix(d, "SHA-256="))
+}
+
+func touch(p string) { now := time.Now(); os.Chtimes(p, now, now) }
+
+func (c *Cache) lock(key string) (func(), error) {
+	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("problem cache: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(c.Dir, "."+key+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("problem cache: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+}
+
+// evict removes the least recently used entries over MaxBytes, never keep.
+func (c *Cache) evict(keep string) {
+	if c.MaxBytes <= 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	entries, _ := os.ReadDir(c.Dir)
+	type ent struct {
+		name string
+		size int64
+		used time.Time
+	}
+	var all []ent
+	var total int64
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		var size int64
+		filepath.Walk(filepath.Join(c.Dir, e.Name()), func(_ string, info os.FileInfo, err error) error {
+			if err == nil && info.Mode().IsRegular() {
+				size += info.Size()
+			}
+			return nil
+		})
+		info, _ := e.Info()
+		all = append(all, ent{e.Name(), size, info.ModTime()})
+		total += size
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].used.Before(all[j].used) })
+	for _, e := range all {
+		if total <= c.MaxBytes {
+			break
+		}
+		if e.name == keep {
+			continue
+		}
+		if unlock, err := c.lock(e.name); err == nil {
+			os.RemoveAll(filepath.Join(c.Dir, e.name))
+			unlock()
+			total -= e.size
+		}
+	}
+}
+
+// WriteInline turns an inline problem into a package directory.
+func WriteInline(dir string, ip *InlineProblem) (*problem.Problem, error) {
+	var y strings.Builder
+	y.WriteString("name: inline\n")
+	if ip.ValidatorFlags != "" {
+		fmt.Fprintf(&y, "validator_flags: %q\n", ip.ValidatorFlags)
+	}
+	y.WriteString("limits:\n")
+	if ip.TimeMs > 0 {
+		fmt.Fprintf(&y, "  time_limit: %g\n", float64(ip.TimeMs)/1000)
+	}
+	if ip.MemoryMB > 0 {
+		fmt.Fprintf(&y, "  memory: %d\n", ip.MemoryMB)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "data", "secret"), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "problem.yaml"), []byte(y.String()), 0o644); err != nil {
+		return nil, err
+	}
+	for i, t := range ip.Tests {
+		name := fmt.Sprintf("%03d", i+1)
+		if t.Name != "" && ValidID(t.Name) {
+			name = fmt.Sprintf("%03d-%s", i+1, t.Name)
+		}
+		base := filepath.Join(dir, "data", "secret", name)
+		if err := os.WriteFile(base+".in", []byte(t.Input), 0o644); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(base+".ans", []byte(t.Answer), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return problem.Load(dir)
+}

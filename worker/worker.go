@@ -1,0 +1,423 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/docketjudge/docket/verdict"
+	"github.com/docketjudge/docket/verdict/problem"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
+)
+
+// Config is one worker's configuration (the process-wide parts come from
+// the environment in cmd/docket).
+type Config struct {
+	Name        string // worker id in results and logs
+	Prefix      string
+	Queue       string
+	AckWait     time.Duration
+	MaxDeliver  int
+	BackOff     []time.Duration
+	Replicas    int
+	MaxSource   int           // bytes of source per job
+	Grace       time.Duration // SIGTERM: time to finish the current job
+	FetchWait   time.Duration // one pull request's expiry
+	CacheDir    string        // unpacked packages
+	CacheBytes  int64
+	InlineDir   string // where inline problems are written
+	Logger      zerolog.Logger
+	Metrics     *Metrics
+	EnsureInfra bool // create streams and the consumer (true for every worker)
+}
+
+func (c *Config) defaults() {
+	if c.Prefix == "" {
+		c.Prefix = "docket"
+	}
+	if c.Queue == "" {
+		c.Queue = "default"
+	}
+	if c.AckWait <= 0 {
+		c.AckWait = 30 * time.Second
+	}
+	if c.MaxDeliver == 0 {
+		c.MaxDeliver = 5
+	}
+	if c.MaxSource <= 0 {
+		c.MaxSource = 1 << 20
+	}
+	if c.Grace <= 0 {
+		c.Grace = 30 * time.Second
+	}
+	if c.FetchWait <= 0 {
+		c.FetchWait = 5 * time.Second
+	}
+	if c.Name == "" {
+		h, _ := os.Hostname()
+		c.Name = h + "-" + strconv.Itoa(os.Getpid())
+	}
+}
+
+// Worker pulls jobs one at a time and judges them.
+type Worker struct {
+	cfg   Config
+	nc    *nats.Conn
+	js    jetstream.JetStream
+	judge *verdict.Judge
+	cons  jetstream.Consumer
+	subj  Subjects
+	cache *Cache
+	ready atomic.Bool
+	busy  atomic.Bool
+}
+
+// New prepares a worker on a connection with its judge (one sandbox slot).
+func New(ctx context.Context, nc *nats.Conn, j *verdict.Judge, cfg Config) (*Worker, error) {
+	cfg.defaults()
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(256))
+	if err != nil {
+		return nil, err
+	}
+	w := &Worker{cfg: cfg, nc: nc, js: js, judge: j, subj: Subjects{cfg.Prefix}}
+	w.cache = &Cache{Dir: cfg.CacheDir, MaxBytes: cfg.CacheBytes}
+	if cfg.EnsureInfra {
+		if err := EnsureStreams(ctx, js, StreamOptions{Prefix: cfg.Prefix, Replicas: cfg.Replicas}); err != nil {
+			return nil, err
+		}
+	}
+	w.cons, err = EnsureConsumer(ctx, js, ConsumerOptions{Prefix: cfg.Prefix, Queue: cfg.Queue, AckWait: cfg.AckWait,
+		MaxDeliver: cfg.MaxDeliver, BackOff: cfg.BackOff, Replicas: cfg.Replicas})
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// Ready reports whether the worker is connected and fetching.
+func (w *Worker) Ready() error {
+	if !w.nc.IsConnected() {
+		return errors.New("not connected to NATS")
+	}
+	if !w.ready.Load() {
+		return errors.New("worker not started")
+	}
+	return nil
+}
+
+// Run fetches and judges jobs until ctx is cancelled (SIGTERM). The job in
+// hand is finished within the grace period, else nak'ed for immediate
+// redelivery; Run then returns nil.
+func (w *Worker) Run(ctx context.Context) error {
+	log := w.cfg.Logger
+	adv, err := w.watchMaxDeliveries()
+	if err != nil {
+		return err
+	}
+	defer adv.Unsubscribe()
+	w.ready.Store(true)
+	defer w.ready.Store(false)
+	log.Info().Str("queue", w.cfg.Queue).Str("consumer", ConsumerName(w.cfg.Queue)).Msg("worker fetching")
+	for ctx.Err() == nil {
+		fctx, cancel := context.WithTimeout(ctx, w.cfg.FetchWait)
+		msg, err := w.cons.Next(jetstream.FetchContext(fctx))
+		cancel()
+		if err != nil {
+			if ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, nats.ErrTimeout) {
+				log.Warn().Err(err).Msg("fetch failed; retrying")
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Second):
+				}
+			}
+			continue
+		}
+		w.handle(ctx, msg)
+	}
+	log.Info().Msg("worker stopped fetching")
+	return nil
+}
+
+// handle judges one job, from decoding to ack.
+func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
+	w.busy.Store(true)
+	defer w.busy.Store(false)
+	m := w.cfg.Metrics
+	md, _ := msg.Metadata()
+	attempt := 1
+	if md != nil {
+		attempt = int(md.NumDelivered)
+	}
+	job, derr := DecodeJob(msg.Data(), w.cfg.MaxSource)
+	log := w.cfg.Logger.With().Str("submission_id", job.SubmissionID).Int("attempt", attempt).Logger()
+	if md != nil && attempt > 1 {
+		m.redelivered()
+	}
+	if md != nil {
+		m.queueWait(time.Since(md.Timestamp))
+	}
+	if derr != nil {
+		var pe *PoisonError
+		errors.As(derr, &pe)
+		log.Warn().Str("error", pe.Msg).Msg("job can never succeed: final error result, terminated")
+		if ValidID(job.SubmissionID) {
+			res := &verdict.Result{V: 1, SubmissionID: job.SubmissionID, Verdict: pe.Verdict, Error: pe.Msg, Tests: []verdict.TestResult{}, Groups: []verdict.GroupResult{}}
+			if pe.Verdict == verdict.CE {
+				res.Compile.Log = pe.Msg
+			}
+			if err := w.finish(context.Background(), job.SubmissionID, attempt, res, 1); err != nil {
+				log.Error().Err(err).Msg("could not store the error result; nak")
+				msg.NakWithDelay(5 * time.Second)
+				return
+			}
+		}
+		msg.TermWithReason(truncate(pe.Msg, 200))
+		m.judged(string(pe.Verdict), job.Language)
+		return
+	}
+	// A result already stored: a late redelivery of a judged job.
+	if done, _ := w.hasResult(job.SubmissionID); done {
+		log.Info().Msg("result already stored; acking the redelivery")
+		msg.DoubleAck(context.Background())
+		return
+	}
+	// Heartbeats keep the job ours while it is judged.
+	hbDone := make(chan struct{})
+	go func() {
+		t := time.NewTicker(w.cfg.AckWait / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-hbDone:
+				return
+			case <-t.C:
+				msg.InProgress()
+			}
+		}
+	}()
+	defer close(hbDone)
+
+	// SIGTERM: the job in hand gets the grace period, then is given back.
+	jctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-stop.Done():
+			select {
+			case <-time.After(w.cfg.Grace):
+				cancel()
+			case <-jctx.Done():
+			}
+		case <-jctx.Done():
+		}
+	}()
+
+	ev := newEvents(w, job.SubmissionID, attempt)
+	ev.publish(Event{Type: "started", Worker: w.cfg.Name})
+	log.Info().Str("problem", job.Problem).Str("language", job.Language).Msg("judging")
+	start := time.Now()
+	m.inFlight(1)
+	res, err := w.judgeJob(jctx, job, ev)
+	m.inFlight(-1)
+	if jctx.Err() != nil {
+		log.Warn().Msg("grace period over: job given back for redelivery")
+		ev.flush()
+		msg.Nak()
+		return
+	}
+	if err != nil {
+		var pe *PoisonError
+		if errors.As(err, &pe) {
+			res = &verdict.Result{V: 1, SubmissionID: job.SubmissionID, Verdict: pe.Verdict, Error: pe.Msg, Tests: []verdict.TestResult{}, Groups: []verdict.GroupResult{}}
+		} else {
+			// Transient (the problem store unreachable): retry later.
+			log.Warn().Err(err).Msg("cannot judge now; nak with delay")
+			ev.flush()
+			msg.NakWithDelay(2 * time.Second)
+			m.sandboxFailure()
+			return
+		}
+	}
+	res.Worker, res.Attempt = w.cfg.Name, attempt
+	m.judgeTime(time.Since(start))
+	if err := w.finish(context.Background(), job.SubmissionID, attempt, res, ev.seq+1); err != nil {
+		log.Error().Err(err).Msg("could not store the result; nak for redelivery")
+		msg.Nak()
+		return
+	}
+	if err := msg.DoubleAck(context.Background()); err != nil {
+		log.Warn().Err(err).Msg("ack failed (the result is stored; a redelivery will be acked)")
+	}
+	m.judged(string(res.Verdict), job.Language)
+	log.Info().Str("verdict", string(res.Verdict)).Float64("score", res.Score).Dur("took", time.Since(start)).Msg("judged")
+}
+
+// judgeJob resolves the problem and judges.
+func (w *Worker) judgeJob(ctx context.Context, job *Job, ev *events) (*verdict.Result, error) {
+	var p *problem.Problem
+	var err error
+	if job.InlineProblem != nil {
+		dir, err := os.MkdirTemp(w.cfg.InlineDir, "inline-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		p, err = WriteInline(dir, job.InlineProblem)
+		if err != nil {
+			return nil, poison(verdict.SE, "inline_problem: %v", err)
+		}
+		p.ID = "inline"
+	} else {
+		p, err = w.cache.Get(ctx, w.js, job.Problem, job.ProblemDigest)
+		if errors.Is(err, ErrNoProblem) {
+			return nil, poison(verdict.SE, "%v", err)
+		}
+		var le *problem.LoadError
+		if errors.As(err, &le) {
+			return nil, poison(verdict.SE, "broken problem package: %v", err)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	files := map[string][]byte{}
+	for n, b := range job.Files {
+		files[n] = []byte(b)
+	}
+	opt := verdict.Options{Observer: ev}
+	if l := job.Limits; l != nil {
+		opt.TimeLimit = time.Duration(l.TimeMs) * time.Millisecond
+		opt.MemoryMB, opt.OutputMB = l.MemoryMB, l.OutputMB
+	}
+	res := w.judge.Judge(ctx, p, verdict.Submission{ID: job.SubmissionID, Language: job.Language, Files: files}, opt)
+	return res, nil
+}
+
+// finish publishes the final result and the final event and waits for
+// both to be stored. Both carry a Nats-Msg-Id per submission, so a
+// redelivered job can never store a second final result.
+func (w *Worker) finish(ctx context.Context, id string, attempt int, res *verdict.Result, seq int) error {
+	res.V = 1
+	if res.Tests == nil {
+		res.Tests = []verdict.TestResult{}
+	}
+	if res.Groups == nil {
+		res.Groups = []verdict.GroupResult{}
+	}
+	body, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := w.js.Publish(ctx, w.subj.Results(id), body, jetstream.WithMsgID(id+":result")); err != nil {
+		return fmt.Errorf("publish result: %w", err)
+	}
+	final, _ := json.Marshal(Event{V: 1, SubmissionID: id, Attempt: attempt, Seq: seq, Time: time.Now().UTC(), Type: "final", Worker: w.cfg.Name, Result: res})
+	if _, err := w.js.Publish(ctx, w.subj.Events(id), final, jetstream.WithMsgID(id+":final")); err != nil {
+		return fmt.Errorf("publish final event: %w", err)
+	}
+	return nil
+}
+
+func (w *Worker) hasResult(id string) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s, err := w.js.Stream(ctx, ResultsStream)
+	if err != nil {
+		return false, err
+	}
+	_, err = s.GetLastMsgForSubject(ctx, w.subj.Results(id))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// watchMaxDeliveries turns the max-deliveries advisory into a final SE
+// result naming the number of attempts, and removes the job.
+func (w *Worker) watchMaxDeliveries() (*nats.Subscription, error) {
+	subject := "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + JobsStream + "." + ConsumerName(w.cfg.Queue)
+	return w.nc.Subscribe(subject, func(a *nats.Msg) {
+		var adv struct {
+			StreamSeq  uint64 `json:"stream_seq"`
+			Deliveries uint64 `json:"deliveries"`
+		}
+		if json.Unmarshal(a.Data, &adv) != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		s, err := w.js.Stream(ctx, JobsStream)
+		if err != nil {
+			return
+		}
+		raw, err := s.GetMsg(ctx, adv.StreamSeq)
+		if err != nil {
+			return // another worker handled it
+		}
+		job, _ := DecodeJob(raw.Data, 0)
+		if ValidID(job.SubmissionID) {
+			res := &verdict.Result{V: 1, SubmissionID: job.SubmissionID, Verdict: verdict.SE,
+				Error: fmt.Sprintf("gave up after %d attempts: every worker that took this job failed to finish it", adv.Deliveries)}
+			if err := w.finish(ctx, job.SubmissionID, int(adv.Deliveries), res, 1); err != nil {
+				return
+			}
+			w.cfg.Logger.Warn().Str("submission_id", job.SubmissionID).Uint64("attempts", adv.Deliveries).Msg("max deliveries reached: final SE result")
+		}
+		s.DeleteMsg(ctx, adv.StreamSeq)
+	})
+}
+
+// events publishes a submission's progress asynchronously, bounded, so
+// judging never waits on them.
+type events struct {
+	w       *Worker
+	id      string
+	attempt int
+	seq     int
+}
+
+func newEvents(w *Worker, id string, attempt int) *events {
+	return &events{w: w, id: id, attempt: attempt}
+}
+
+func (e *events) publish(ev Event) {
+	e.seq++
+	ev.V, ev.SubmissionID, ev.Attempt, ev.Seq, ev.Time = 1, e.id, e.attempt, e.seq, time.Now().UTC()
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return
+	}
+	msgID := fmt.Sprintf("%s:%d:%d", e.id, e.attempt, e.seq)
+	if _, err := e.w.js.PublishAsync(e.w.subj.Events(e.id), b, jetstream.WithMsgID(msgID)); err != nil {
+		// Too many pending (a slow or unreachable server): progress is
+		// best effort, the final result is not; drop this event.
+		e.w.cfg.Logger.Debug().Err(err).Str("submission_id", e.id).Msg("progress event dropped")
+	}
+}
+
+// flush waits briefly for pending events.
+func (e *events) flush() {
+	select {
+	case <-e.w.js.PublishAsyncComplete():
+	case <-time.After(5 * time.Second):
+	}
+}
+
+func (e *events) Compiled(c verdict.CompileResult) {
+	cc := c
+	e.publish(Event{Type: "compile", Compile: &cc})
+}
+
+func (e *events) Test(i, n int, t verdict.TestResult) {
+	tt := t
+	e.publish(Event{Type: "test", Test: &tt, Index: i, Total: n})
+}
