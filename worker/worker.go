@@ -156,6 +156,13 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 		attempt = int(md.NumDelivered)
 	}
 	job, derr := DecodeJob(msg.Data(), w.cfg.MaxSource)
+	if derr != nil && !ValidID(job.SubmissionID) {
+		// Unreadable JSON: the backend's Nats-Msg-Id is the submission id
+		// (DESIGN.md), so the error result still reaches it.
+		if h := msg.Headers(); h != nil && ValidID(h.Get("Nats-Msg-Id")) && job.SubmissionID == "" {
+			job.SubmissionID = h.Get("Nats-Msg-Id")
+		}
+	}
 	log := w.cfg.Logger.With().Str("submission_id", job.SubmissionID).Int("attempt", attempt).Logger()
 	if md != nil && attempt > 1 {
 		m.redelivered()

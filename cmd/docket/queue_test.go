@@ -1,0 +1,301 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/docketjudge/docket/worker"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// queueFixture is a real NATS server (embedded in the test, listening on
+// loopback) with the streams, the example aplusb problem pushed, and
+// docket worker processes against it.
+type queueFixture struct {
+	t    *testing.T
+	bin  string
+	url  string
+	nc   *nats.Conn
+	js   jetstream.JetStream
+	env  []string
+	subj worker.Subjects
+}
+
+func newQueueFixture(t *testing.T, ackWait string) *queueFixture {
+	t.Helper()
+	needRoot(t)
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats not ready")
+	}
+	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	nc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := worker.EnsureStreams(ctx, js, worker.StreamOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"aplusb", "guess-kattis"} {
+		if _, _, err := worker.Push(ctx, js, "../../problems/"+p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := &queueFixture{t: t, bin: docketBinary(t), url: ns.ClientURL(), nc: nc, js: js, subj: worker.Subjects{Prefix: "docket"}}
+	f.env = append(os.Environ(), "DOCKET_NATS_URL="+f.url, "DOCKET_ACK_WAIT="+ackWait, "DOCKET_MAX_DELIVER=4",
+		"DOCKET_METRICS_ADDR=", "DOCKET_MAX_SOURCE_BYTES=65536", "DOCKET_SANDBOX_DIR="+t.TempDir(), "DOCKET_CACHE_DIR="+t.TempDir(), "DOCKET_GRACE=20s")
+	return f
+}
+
+// startWorker starts a docket worker process.
+func (f *queueFixture) startWorker(name string) *exec.Cmd {
+	cmd := exec.Command(f.bin, "worker")
+	cmd.Env = f.env
+	logf, _ := os.Create(f.t.TempDir() + "/" + name + ".log")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd
+}
+
+func (f *queueFixture) submitRaw(queue, msgID string, body []byte) {
+	f.t.Helper()
+	opts := []jetstream.PublishOpt{}
+	if msgID != "" {
+		opts = append(opts, jetstream.WithMsgID(msgID))
+	}
+	if _, err := f.js.Publish(context.Background(), f.subj.Jobs(queue), body, opts...); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *queueFixture) submit(id, problem, lang string, files map[string]string) {
+	b, _ := json.Marshal(worker.Job{V: 1, SubmissionID: id, Problem: problem, Language: lang, Files: files})
+	f.submitRaw("default", id, b)
+}
+
+// result waits for a submission's final result.
+func (f *queueFixture) result(id string, within time.Duration) map[string]any {
+	f.t.Helper()
+	deadline := time.Now().Add(within)
+	s, _ := f.js.Stream(context.Background(), worker.ResultsStream)
+	for time.Now().Before(deadline) {
+		m, err := s.GetLastMsgForSubject(context.Background(), f.subj.Results(id))
+		if err == nil {
+			var r map[string]any
+			json.Unmarshal(m.Data, &r)
+			return r
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	f.t.Fatalf("no result for %s within %v", id, within)
+	return nil
+}
+
+// events returns a submission's events in order.
+func (f *queueFixture) events(id string) []worker.Event {
+	s, _ := f.js.Stream(context.Background(), worker.EventsStream)
+	oc, err := s.OrderedConsumer(context.Background(), jetstream.OrderedConsumerConfig{FilterSubjects: []string{f.subj.Events(id)}})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var out []worker.Event
+	for {
+		batch, err := oc.FetchNoWait(100)
+		if err != nil {
+			break
+		}
+		n := 0
+		for m := range batch.Messages() {
+			var e worker.Event
+			json.Unmarshal(m.Data(), &e)
+			out = append(out, e)
+			n++
+		}
+		if n == 0 {
+			break
+		}
+	}
+	return out
+}
+
+func (f *queueFixture) pendingJobs() uint64 {
+	s, _ := f.js.Stream(context.Background(), worker.JobsStream)
+	info, _ := s.Info(context.Background())
+	return info.State.Msgs
+}
+
+func finals(evs []worker.Event) int {
+	n := 0
+	for _, e := range evs {
+		if e.Type == "final" {
+			n++
+		}
+	}
+	return n
+}
+
+const cppAplusb = "#include <iostream>\nint main(){long long a,b;std::cin>>a>>b;std::cout<<a+b<<\"\\n\";}\n"
+
+// Submit -> judged by a worker -> events (started, compile, tests, final)
+// and exactly one final result; poison jobs get a final error and are not
+// redelivered.
+func TestWorkerEndToEnd(t *testing.T) {
+	f := newQueueFixture(t, "10s")
+	f.startWorker("w1")
+	f.submit("e2e-ok", "aplusb", "cpp", map[string]string{"main.cpp": cppAplusb})
+	r := f.result("e2e-ok", 60*time.Second)
+	if r["verdict"] != "AC" || r["attempt"].(float64) != 1 {
+		t.Errorf("result %v", r)
+	}
+	evs := f.events("e2e-ok")
+	types := []string{}
+	for _, e := range evs {
+		types = append(types, e.Type)
+	}
+	joined := strings.Join(types, ",")
+	if !strings.HasPrefix(joined, "started,compile,test") || !strings.HasSuffix(joined, "final") || finals(evs) != 1 {
+		t.Errorf("events %s", joined)
+	}
+	for i, e := range evs {
+		if e.Seq != i+1 {
+			t.Errorf("event %d has seq %d", i, e.Seq)
+		}
+	}
+
+	// Poison jobs: each gets a final result with an error, and the
+	// jobs stream ends empty (terminated, not redelivered).
+	f.submitRaw("default", "bad-json", []byte(`{"v":1,"submission_id":"bad-json",`))
+	f.submitRaw("default", "", []byte(`{"v":1,"submission_id":"no/slash","problem":"aplusb","language":"cpp","files":{"a.cpp":"x"}}`))
+	f.submit("unknown-lang", "aplusb", "cobol", map[string]string{"a.cob": "x"})
+	f.submit("missing-problem", "no-such-problem", "cpp", map[string]string{"main.cpp": cppAplusb})
+	f.submit("bad-name", "aplusb", "cpp", map[string]string{"../main.cpp": cppAplusb})
+	big := strings.Repeat("x", 100<<10)
+	f.submit("too-big", "aplusb", "cpp", map[string]string{"main.cpp": big})
+	f.submit("ce", "aplusb", "cpp", map[string]string{"main.cpp": "int main( {"})
+	for id, want := range map[string]string{"bad-json": "SE", "unknown-lang": "SE", "missing-problem": "SE", "bad-name": "SE", "too-big": "CE", "ce": "CE"} {
+		r := f.result(id, 60*time.Second)
+		if r["verdict"] != want {
+			t.Errorf("%s: verdict %v, want %s (%v)", id, r["verdict"], want, r["error"])
+		}
+		if want == "SE" && r["error"] == "" {
+			t.Errorf("%s: no error text", id)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for f.pendingJobs() != 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := f.pendingJobs(); n != 0 {
+		t.Errorf("%d jobs still in the stream (poison jobs must be terminated)", n)
+	}
+}
+
+// A worker killed with SIGKILL mid-judge: the job is redelivered to
+// another worker after AckWait and judged once more; exactly one final.
+func TestRedeliveryAfterKill(t *testing.T) {
+	f := newQueueFixture(t, "2s")
+	w1 := f.startWorker("w1")
+	// A solution that takes ~1.5 s per test keeps w1 busy.
+	slow := "#include <iostream>\n#include <ctime>\nint main(){long long a,b;std::cin>>a>>b;clock_t s=clock();while(clock()-s<CLOCKS_PER_SEC*3/2);std::cout<<a+b<<\"\\n\";}\n"
+	b, _ := json.Marshal(worker.Job{V: 1, SubmissionID: "redeliver", Problem: "aplusb", Language: "cpp",
+		Files: map[string]string{"main.cpp": slow}, Limits: &worker.JobLimits{TimeMs: 5000}})
+	f.submitRaw("default", "redeliver", b)
+	// Wait until w1 has started judging it.
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if len(f.events("redeliver")) >= 2 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	w1.Process.Signal(syscall.SIGKILL)
+	w1.Wait()
+	f.startWorker("w2")
+	r := f.result("redeliver", 120*time.Second)
+	if r["verdict"] != "AC" || r["attempt"].(float64) < 2 {
+		t.Errorf("after the kill: %v", r)
+	}
+	time.Sleep(time.Second)
+	evs := f.events("redeliver")
+	attempts := map[int]bool{}
+	for _, e := range evs {
+		if e.Type == "started" {
+			attempts[e.Attempt] = true
+		}
+	}
+	if !attempts[1] || !attempts[2] || finals(evs) != 1 {
+		t.Errorf("events: started attempts %v, %d finals", attempts, finals(evs))
+	}
+}
+
+// SIGTERM: the worker finishes the job in hand, stores its result and
+// exits 0.
+func TestWorkerDrainsOnSIGTERM(t *testing.T) {
+	f := newQueueFixture(t, "10s")
+	w := f.startWorker("w")
+	slow := "#include <iostream>\n#include <ctime>\nint main(){long long a,b;std::cin>>a>>b;clock_t s=clock();while(clock()-s<CLOCKS_PER_SEC/2);std::cout<<a+b<<\"\\n\";}\n"
+	b, _ := json.Marshal(worker.Job{V: 1, SubmissionID: "drain", Problem: "aplusb", Language: "cpp", Files: map[string]string{"main.cpp": slow}})
+	f.submitRaw("default", "drain", b)
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) && len(f.events("drain")) < 3 {
+		time.Sleep(50 * time.Millisecond)
+	}
+	w.Process.Signal(syscall.SIGTERM)
+	err := w.Wait()
+	if err != nil {
+		t.Errorf("worker exit after SIGTERM: %v", err)
+	}
+	r := f.result("drain", 5*time.Second)
+	if r["verdict"] != "AC" {
+		t.Errorf("drained job: %v", r)
+	}
+	if n := f.pendingJobs(); n != 0 {
+		t.Errorf("%d jobs left", n)
+	}
+}
+
+// Two workers never judge one job at once, and a burst is judged once each.
+func TestTwoWorkersShareTheQueue(t *testing.T) {
+	f := newQueueFixture(t, "10s")
+	f.startWorker("a")
+	f.startWorker("b")
+	n := 12
+	for i := 0; i < n; i++ {
+		f.submit(fmt.Sprintf("pair-%d", i), "aplusb", "cpp", map[string]string{"main.cpp": cppAplusb})
+	}
+	workers := map[string]int{}
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("pair-%d", i)
+		r := f.result(id, 120*time.Second)
+		if r["verdict"] != "AC" || r["attempt"].(float64) != 1 {
+			t.Errorf("%s: %v", id, r)
+		}
+		workers[r["worker"].(string)]++
+		if evs := f.events(id); finals(evs) != 1 {
+			t.Errorf("%s: %d finals", id, finals(evs))
+		}
+	}
+	if len(workers) != 2 {
+		t.Errorf("jobs per worker: %v (want both workers used)", workers)
+	}
+}
