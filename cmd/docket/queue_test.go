@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"net"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -298,4 +300,107 @@ func TestTwoWorkersShareTheQueue(t *testing.T) {
 	if len(workers) != 2 {
 		t.Errorf("jobs per worker: %v (want both workers used)", workers)
 	}
+}
+
+// MaxDeliver exhausted (here 1 delivery, the worker killed): the
+// max-deliveries advisory becomes a final SE result naming the attempts.
+func TestMaxDeliveriesGiveUp(t *testing.T) {
+	f := newQueueFixture(t, "2s")
+	for i, kv := range f.env {
+		if strings.HasPrefix(kv, "DOCKET_MAX_DELIVER=") {
+			f.env[i] = "DOCKET_MAX_DELIVER=1"
+		}
+	}
+	w1 := f.startWorker("w1")
+	slow := "#include <iostream>\n#include <ctime>\nint main(){long long a,b;std::cin>>a>>b;clock_t s=clock();while(clock()-s<CLOCKS_PER_SEC*3/2);std::cout<<a+b<<\"\\n\";}\n"
+	b, _ := json.Marshal(worker.Job{V: 1, SubmissionID: "give-up", Problem: "aplusb", Language: "cpp",
+		Files: map[string]string{"main.cpp": slow}, Limits: &worker.JobLimits{TimeMs: 5000}})
+	f.submitRaw("default", "give-up", b)
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) && len(f.events("give-up")) < 2 {
+		time.Sleep(50 * time.Millisecond)
+	}
+	w1.Process.Signal(syscall.SIGKILL)
+	w1.Wait()
+	f.startWorker("w2")
+	r := f.result("give-up", 60*time.Second)
+	if r["verdict"] != "SE" || !strings.Contains(fmt.Sprint(r["error"]), "after 1 attempts") {
+		t.Errorf("result %v", r)
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for f.pendingJobs() != 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := f.pendingJobs(); n != 0 {
+		t.Errorf("%d jobs left after giving up", n)
+	}
+}
+
+// docket serve keeps its data: jobs queued while no worker runs are
+// judged after a restart.
+func TestServeRestartKeepsQueuedJobs(t *testing.T) {
+	needRoot(t)
+	bin := docketBinary(t)
+	data := t.TempDir()
+	port := freePort(t)
+	env := append(os.Environ(), "DOCKET_NATS_LISTEN=127.0.0.1:"+port, "DOCKET_BRIDGE_ADDR=127.0.0.1:"+freePort(t),
+		"DOCKET_NATS_URL=nats://127.0.0.1:"+port, "DOCKET_SANDBOX_DIR="+t.TempDir(), "DOCKET_CACHE_DIR="+t.TempDir(), "DOCKET_METRICS_ADDR=")
+	serve := func(workers string) *exec.Cmd {
+		cmd := exec.Command(bin, "serve", "--data", data, "--problems", "../../problems", "--workers", workers)
+		cmd.Env = env
+		logf, _ := os.Create(t.TempDir() + "/serve.log")
+		cmd.Stdout, cmd.Stderr = logf, logf
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		waitPort(t, "127.0.0.1:"+port)
+		return cmd
+	}
+	s1 := serve("0")
+	for i := 0; i < 3; i++ {
+		sub := exec.Command(bin, "submit", "--problem", "aplusb", "--id", fmt.Sprintf("restart-%d", i), "../../problems/aplusb/submissions/accepted/main.cpp")
+		sub.Env = env
+		if out, err := sub.CombinedOutput(); err != nil {
+			t.Fatalf("submit: %v %s", err, out)
+		}
+	}
+	s1.Process.Signal(syscall.SIGTERM)
+	if err := s1.Wait(); err != nil {
+		t.Errorf("serve exit on SIGTERM: %v", err)
+	}
+	serve("1")
+	nc, err := nats.Connect("nats://127.0.0.1:" + port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	f := &queueFixture{t: t, js: js, subj: worker.Subjects{Prefix: "docket"}}
+	for i := 0; i < 3; i++ {
+		if r := f.result(fmt.Sprintf("restart-%d", i), 90*time.Second); r["verdict"] != "AC" {
+			t.Errorf("restart-%d: %v", i, r)
+		}
+	}
+}
+
+func freePort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+func waitPort(t *testing.T, addr string) {
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s never listened", addr)
 }
