@@ -1,0 +1,125 @@
+package worker
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+func tarOf(t *testing.T, entries ...*tar.Header) []byte {
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	for _, h := range entries {
+		if h.Typeflag == tar.TypeReg {
+			h.Size = 1
+		}
+		tw.WriteHeader(h)
+		if h.Typeflag == tar.TypeReg {
+			tw.Write([]byte("x"))
+		}
+	}
+	tw.Close()
+	return b.Bytes()
+}
+
+func TestUnpackRejectsUnsafeEntries(t *testing.T) {
+	for name, h := range map[string]*tar.Header{
+		"absolute":  {Name: "/etc/passwd", Typeflag: tar.TypeReg},
+		"dotdot":    {Name: "a/../../x", Typeflag: tar.TypeReg},
+		"symlink":   {Name: "a", Typeflag: tar.TypeSymlink, Linkname: "/etc"},
+		"hardlink":  {Name: "a", Typeflag: tar.TypeLink, Linkname: "/etc/shadow"},
+		"device":    {Name: "a", Typeflag: tar.TypeChar},
+		"fifo":      {Name: "a", Typeflag: tar.TypeFifo},
+		"backslash": {Name: `a\..\b`, Typeflag: tar.TypeReg},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			// The unsafe entry comes after a safe one: nothing may be written.
+			data := tarOf(t, &tar.Header{Name: "ok.txt", Typeflag: tar.TypeReg}, h)
+			if err := Unpack(data, dir); err == nil {
+				t.Fatal("accepted")
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("something was unpacked before the rejection: %v", entries)
+			}
+		})
+	}
+}
+
+func TestPackUnpackRoundTrip(t *testing.T) {
+	src := "../problems/aplusb"
+	data, err := PackTar(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "aplusb")
+	if err := Unpack(data, dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data/secret/01-max.in")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "submissions")); err == nil {
+		t.Error("submissions/ was packed")
+	}
+}
+
+// The cache fetches from a real object store, reuses its copy, and
+// refetches when the package changes.
+func TestCacheFetchAndRefresh(t *testing.T) {
+	ns, err := server.NewServer(&server.Options{Port: -1, Host: "127.0.0.1", JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.Start()
+	defer ns.Shutdown()
+	if !ns.ReadyForConnections(5 * time.Second) {
+		t.Fatal("not ready")
+	}
+	nc, _ := nats.Connect(ns.ClientURL())
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx := context.Background()
+	if err := EnsureStreams(ctx, js, StreamOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pkg := filepath.Join(t.TempDir(), "aplusb")
+	os.CopyFS(pkg, os.DirFS("../problems/aplusb"))
+	p0, _, err := Push(ctx, js, pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Cache{Dir: t.TempDir(), MaxBytes: 1 << 30}
+	p1, err := c.Get(ctx, js, "aplusb", "")
+	if err != nil || p1.Digest != p0.Digest {
+		t.Fatalf("first get: %v %v", err, p1)
+	}
+	p2, err := c.Get(ctx, js, "aplusb", p0.Digest)
+	if err != nil || p2.Dir != p1.Dir {
+		t.Errorf("second get did not reuse the cached copy: %v %v %v", err, p1.Dir, p2)
+	}
+	os.WriteFile(filepath.Join(pkg, "data/secret/01-max.ans"), []byte("0\n"), 0o644)
+	pNew, _, err := Push(ctx, js, pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p3, err := c.Get(ctx, js, "aplusb", "")
+	if err != nil || p3.Digest != pNew.Digest || p3.Digest == p0.Digest {
+		t.Errorf("changed package not refetched: %v %v", err, p3)
+	}
+	if _, err := c.Get(ctx, js, "aplusb", p0.Digest); err == nil || !strings.Contains(err.Error(), "digest") {
+		t.Errorf("a pinned old digest: %v", err)
+	}
+	if _, err := c.Get(ctx, js, "nope", ""); err == nil {
+		t.Error("a missing problem was found")
+	}
+}
