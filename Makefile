@@ -35,12 +35,11 @@ bench: deps
 	$(GO) test -run '^$$' -bench Judge100 -benchtime 5x ./verdict/
 	$(GO) test -run '^$$' -bench . ./verdict/compare/
 
-# Until the queue worker lands (issue 4), `make run` shows the sandbox on
-# this host (the probe and escape checks), then judges an example problem
-# locally with the same pipeline the worker will use.
+# The single-machine default: embedded NATS JetStream (data in ./.docket),
+# one worker, the bridge on 127.0.0.1:8080, ./problems pushed. Submit from
+# another terminal (README).
 run: deps build
-	./$(BIN) selftest
-	./$(BIN) run --problem problems/aplusb problems/aplusb/submissions/accepted/main.cpp
+	./$(BIN) serve
 
 # Judge every example problem's own submissions (also part of go test).
 check-problems: build
