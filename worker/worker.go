@@ -254,6 +254,7 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 	}
 	res.Worker, res.Attempt = w.cfg.Name, attempt
 	m.judgeTime(time.Since(start))
+	ev.flush() // the progress events go into the stream before the final one
 	if err := w.finish(context.Background(), job.SubmissionID, attempt, res, ev.seq+1); err != nil {
 		log.Error().Err(err).Msg("could not store the result; nak for redelivery")
 		msg.Nak()
