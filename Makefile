@@ -34,6 +34,7 @@ bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 300x ./sandbox/
 	$(GO) test -run '^$$' -bench Judge100 -benchtime 5x ./verdict/
 	$(GO) test -run '^$$' -bench . ./verdict/compare/
+	DOCKET_BENCH_BURST=$${DOCKET_BENCH_BURST:-10000} $(GO) test -run '^$$' -bench Burst -benchtime 1x -timeout 60m ./worker/
 
 # The single-machine default: embedded NATS JetStream (data in ./.docket),
 # one worker, the bridge on 127.0.0.1:8080, ./problems pushed. Submit from

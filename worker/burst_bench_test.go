@@ -1,0 +1,173 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docketjudge/docket/langs"
+	"github.com/docketjudge/docket/sandbox"
+	"github.com/docketjudge/docket/verdict"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
+)
+
+// BenchmarkBurst publishes a burst of trivial submissions (an inline a+b
+// judged by a Python one-liner, so the judging is short and the queue's
+// share shows), judges them with 2 in-process workers against an embedded
+// JetStream server, and compares the end-to-end rate with the bare
+// pipeline's (the same submissions judged by verdict.Judge on 2 slots, no
+// NATS). DOCKET_BENCH_BURST sets the burst size (default 500; make bench
+// uses 10000). Reported: publish rate, end-to-end and bare rates and their
+// ratio, latency percentiles, none lost or duplicated.
+func BenchmarkBurst(b *testing.B) {
+	if os.Geteuid() != 0 {
+		b.Skip("judging needs the full sandbox, which needs root")
+	}
+	n := 500
+	if v, err := strconv.Atoi(os.Getenv("DOCKET_BENCH_BURST")); err == nil && v > 0 {
+		n = v
+	}
+	sb, err := sandbox.New(sandbox.Config{StateDir: b.TempDir(), UIDBase: 65000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	judges := make([]*verdict.Judge, 2)
+	for i := range judges {
+		slot, err := sb.AcquireSlot()
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer slot.Release()
+		judges[i] = &verdict.Judge{Slot: slot, Langs: langs.Builtin(), WorkDir: b.TempDir(), CacheDir: b.TempDir()}
+	}
+	files := map[string]string{"main.py": "a, b = map(int, input().split())\nprint(a + b)\n"}
+	inline := &InlineProblem{Tests: []InlineTest{{Input: "1 2\n", Answer: "3\n"}}, TimeMs: 2000}
+	for iter := 0; iter < b.N; iter++ {
+		// The bare pipeline: the same judging without the queue.
+		pdir := b.TempDir()
+		p, err := WriteInline(pdir, inline)
+		if err != nil {
+			b.Fatal(err)
+		}
+		// Warm both paths' caches (interpreter pages, the sandbox) first.
+		for k := 0; k < 10; k++ {
+			judges[k%2].Judge(context.Background(), p, verdict.Submission{ID: "warm", Language: "python3", Files: map[string][]byte{"main.py": []byte(files["main.py"])}}, verdict.Options{})
+		}
+		bareStart := time.Now()
+		var wg sync.WaitGroup
+		per := n / 2
+		for i := range judges {
+			wg.Add(1)
+			go func(j *verdict.Judge) {
+				defer wg.Done()
+				for k := 0; k < per; k++ {
+					sub := verdict.Submission{ID: "bare", Language: "python3", Files: map[string][]byte{"main.py": []byte(files["main.py"])}}
+					if r := j.Judge(context.Background(), p, sub, verdict.Options{}); r.Verdict != verdict.AC {
+						b.Errorf("bare: %s %s", r.Verdict, r.Error)
+						return
+					}
+				}
+			}(judges[i])
+		}
+		wg.Wait()
+		bareRate := float64(2*per) / time.Since(bareStart).Seconds()
+
+		// Through the queue.
+		ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: b.TempDir(), NoSigs: true, NoLog: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ns.Start()
+		if !ns.ReadyForConnections(10 * time.Second) {
+			b.Fatal("nats")
+		}
+		nc, _ := nats.Connect("", nats.InProcessServer(ns))
+		js, _ := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096))
+		ctx, cancel := context.WithCancel(context.Background())
+		if err := EnsureStreams(ctx, js, StreamOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		pubAt := make(map[string]time.Time, n)
+		pubStart := time.Now()
+		for k := 0; k < 2*per; k++ {
+			id := fmt.Sprintf("burst-%d", k)
+			body, _ := json.Marshal(Job{V: 1, SubmissionID: id, InlineProblem: inline, Language: "python3", Files: files})
+			pubAt[id] = time.Now()
+			if _, err := js.PublishAsync("docket.jobs.default", body, jetstream.WithMsgID(id)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		<-js.PublishAsyncComplete()
+		pubRate := float64(2*per) / time.Since(pubStart).Seconds()
+		// Results are watched live.
+		results := make(chan *nats.Msg, 2*per)
+		sub, _ := nc.ChanSubscribe("docket.results.>", results)
+		runStart := time.Now()
+		var wwg sync.WaitGroup
+		for i, j := range judges {
+			wnc, _ := nats.Connect("", nats.InProcessServer(ns))
+			w, err := New(ctx, wnc, j, Config{Name: fmt.Sprintf("w%d", i), EnsureInfra: true, CacheDir: b.TempDir(), InlineDir: b.TempDir(), Logger: zerolog.Nop()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			wwg.Add(1)
+			go func() { defer wwg.Done(); w.Run(ctx); wnc.Close() }()
+		}
+		seen := map[string]int{}
+		var lat []time.Duration
+		timeout := time.After(time.Duration(2*per) * 200 * time.Millisecond)
+	loop:
+		for len(seen) < 2*per {
+			select {
+			case m := <-results:
+				var r verdict.Result
+				json.Unmarshal(m.Data, &r)
+				seen[r.SubmissionID]++
+				if seen[r.SubmissionID] == 1 {
+					lat = append(lat, time.Since(pubAt[r.SubmissionID]))
+				}
+				if r.Verdict != verdict.AC {
+					b.Errorf("%s: %s %s", r.SubmissionID, r.Verdict, r.Error)
+				}
+			case <-timeout:
+				break loop
+			}
+		}
+		e2eRate := float64(len(seen)) / time.Since(runStart).Seconds()
+		cancel()
+		wwg.Wait()
+		sub.Unsubscribe()
+		// Exactly one stored result per submission.
+		rs, _ := js.Stream(context.Background(), ResultsStream)
+		info, _ := rs.Info(context.Background())
+		dups := 0
+		for _, c := range seen {
+			if c > 1 {
+				dups++
+			}
+		}
+		if len(seen) != 2*per || info.State.Msgs != uint64(2*per) || dups != 0 {
+			b.Errorf("lost or duplicated: %d results seen of %d, %d stored, %d duplicated", len(seen), 2*per, info.State.Msgs, dups)
+		}
+		nc.Close()
+		ns.Shutdown()
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		pct := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Milliseconds()) }
+		b.ReportMetric(pubRate, "published/s")
+		b.ReportMetric(bareRate, "bare-judged/s")
+		b.ReportMetric(e2eRate, "queue-judged/s")
+		b.ReportMetric(e2eRate/bareRate, "ratio")
+		b.ReportMetric(pct(0.5), "latency-p50-ms")
+		b.ReportMetric(pct(0.99), "latency-p99-ms")
+		b.ReportMetric(float64(len(seen)), "submissions")
+	}
+}
