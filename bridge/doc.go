@@ -1,0 +1,51 @@
+// Package bridge is docket's SSE bridge: it relays a submission's progress
+// events from the JetStream stream DOCKET_EVENTS to browsers as
+// Server-Sent Events, and serves stored results from DOCKET_RESULTS. It
+// speaks only HTTP and the wire protocol (shared/DESIGN.md); it knows
+// nothing of the sandbox or of how judging is done.
+//
+// # Routes
+//
+//	GET /v1/submissions/{id}/events   text/event-stream: history, then live; ends after "final"
+//	GET /v1/submissions/{id}          200 result JSON, 202 {"status":"pending"}, 404 unknown
+//	GET /watch/{id}?token=T           a self-contained HTML page that follows the events
+//	GET /livez, GET /readyz           liveness; readiness (NATS connected, streams present)
+//
+// Every SSE message is
+//
+//	id: <stream sequence of the event in DOCKET_EVENTS>
+//	event: <the event's "type": started, compile, test, group, final>
+//	data: <the event JSON, on one line>
+//
+// Stream sequences are global to the stream, so one submission's ids
+// increase but have gaps. A client resumes with the Last-Event-ID header
+// (EventSource sends it by itself) or ?last_event_id=N: delivery restarts
+// at sequence N+1, with no gap and no duplicate. A resume after the final
+// event gets 204 No Content, which tells EventSource to stop reconnecting;
+// an id beyond the stream's last sequence (the stream was recreated) gets
+// the whole history again.
+// Comments (": hb") are sent every Config.Heartbeat while nothing else is.
+//
+// # Access
+//
+// Every /v1 and /watch request needs a token, given as
+// "Authorization: Bearer <token>" or, for browsers whose EventSource cannot
+// set headers, as ?token=<token>. The operator token (Config.Token, header
+// only) reads every submission. A per-submission token reads only its own
+// submission; a backend mints it with the shared secret Config.HMACSecret:
+//
+//	token = lowercase hex( HMAC-SHA256(secret, "docket-submission-v1:" + id) )
+//
+// (see SubmissionToken; `docket token ID` prints it; upper-case hex is
+// accepted too).
+// No token gives 401, a token that does not open this submission 403.
+// Tokens are compared in constant time.
+//
+// # Server-side resources
+//
+// Each SSE stream reads through its own ordered (ephemeral, AckNone,
+// memory) consumer filtered to <prefix>.events.<id>. The consumer is
+// deleted when the request ends, and carries a short InactiveThreshold so
+// that the server drops it even if the bridge dies first. Streams are
+// limited per client IP and in total (429 beyond).
+package bridge

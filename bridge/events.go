@@ -1,0 +1,296 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// sseStream is one open event stream, so that CloseStreams can end it.
+type sseStream struct{ cancel context.CancelFunc }
+
+func (b *Bridge) track(s *sseStream) {
+	b.mu.Lock()
+	b.streams[s] = struct{}{}
+	b.mu.Unlock()
+}
+
+func (b *Bridge) untrack(s *sseStream) {
+	b.mu.Lock()
+	delete(b.streams, s)
+	b.mu.Unlock()
+}
+
+// lastEventID reads the resume point: the Last-Event-ID header, else the
+// last_event_id query parameter. ok is false when neither is given.
+func lastEventID(r *http.Request) (seq uint64, ok bool, err error) {
+	v := r.Header.Get("Last-Event-ID")
+	name := "Last-Event-ID"
+	if v == "" {
+		v = r.URL.Query().Get("last_event_id")
+		name = "last_event_id"
+	}
+	if v == "" {
+		return 0, false, nil
+	}
+	seq, err = strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("%s must be a stream sequence (a non-negative integer), got %q", name, truncate(v, 40))
+	}
+	return seq, true, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}
+
+// eventHead is the part of an event the bridge reads.
+type eventHead struct {
+	Type string `json:"type"`
+}
+
+const typeFinal = "final"
+
+var eventNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+// resumePoint decides where a client that has seen every event of id up
+// to stream sequence last goes on: done when there is nothing more to
+// receive (no event after last, and the submission is over: its last
+// event is the final one, or its result is stored); restart when last is
+// beyond the stream's last sequence, so that it cannot come from this
+// stream (it was recreated and numbers again from 1) and the client gets
+// the whole history instead of waiting for a sequence that may never
+// come.
+func (b *Bridge) resumePoint(ctx context.Context, id string, last uint64) (done, restart bool, err error) {
+	h, err := b.stream(ctx, EventsStream, false)
+	if err != nil {
+		return false, false, err
+	}
+	ictx, cancel := context.WithTimeout(ctx, apiTimeout)
+	info, err := h.Info(ictx)
+	cancel()
+	if err != nil {
+		b.forget(EventsStream)
+		return false, false, err
+	}
+	if last > info.State.LastSeq {
+		return false, true, nil
+	}
+	m, err := b.lastMsg(ctx, EventsStream, b.eventsSubject(id))
+	if err != nil || m == nil || m.Sequence > last {
+		return false, false, err
+	}
+	var head eventHead
+	if json.Unmarshal(m.Data, &head) == nil && head.Type == typeFinal {
+		return true, false, nil
+	}
+	res, err := b.lastMsg(ctx, ResultsStream, b.resultsSubject(id))
+	return res != nil, false, err
+}
+
+// serveEvents streams GET /v1/submissions/{id}/events.
+func (b *Bridge) serveEvents(w http.ResponseWriter, r *http.Request, id string) {
+	last, resume, err := lastEventID(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	client := b.cfg.ClientIP(r)
+	release, msg := b.acquire(client)
+	if release == nil {
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusTooManyRequests, msg)
+		return
+	}
+	defer release()
+
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	s := &sseStream{cancel: cancel}
+	b.track(s)
+	defer b.untrack(s)
+
+	log := b.log.With().Str("submission", id).Str("client", client).Logger()
+	if resume {
+		done, restart, err := b.resumePoint(ctx, id, last)
+		if err != nil {
+			b.unavailable(w, r, EventsStream, err)
+			return
+		}
+		if restart {
+			log.Info().Uint64("last_event_id", last).Msg("bridge: Last-Event-ID is beyond the stream (recreated?); sending the whole history")
+			resume = false
+		}
+		if done {
+			// Nothing is left to send; 204 tells EventSource not to reconnect.
+			w.Header().Set("Cache-Control", "no-store")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+	}
+
+	occ := jetstream.OrderedConsumerConfig{
+		FilterSubjects:    []string{b.eventsSubject(id)},
+		DeliverPolicy:     jetstream.DeliverAllPolicy,
+		InactiveThreshold: consumerInactive,
+	}
+	if resume {
+		occ.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
+		occ.OptStartSeq = last + 1
+	}
+	cctx, ccancel := context.WithTimeout(ctx, apiTimeout)
+	oc, err := b.js.OrderedConsumer(cctx, EventsStream, occ)
+	ccancel()
+	if err != nil {
+		b.unavailable(w, r, EventsStream, err)
+		return
+	}
+	defer b.deleteConsumer(oc)
+	it, err := oc.Messages(jetstream.PullMaxMessages(pullBatch))
+	if err != nil {
+		b.unavailable(w, r, EventsStream, err)
+		return
+	}
+
+	// A reader goroutine turns the iterator into a channel, so that the
+	// loop below can also wait for the heartbeat and for cancellation.
+	msgs := make(chan jetstream.Msg)
+	readErr := make(chan error, 1)
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		for {
+			m, err := it.Next(jetstream.NextContext(ctx))
+			if err != nil {
+				readErr <- err
+				return
+			}
+			select {
+			case msgs <- m:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	defer func() {
+		cancel() // first: Next returns, then Stop does not wait for it
+		it.Stop()
+		<-exited
+	}()
+
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Time{}) // a server ReadTimeout must not end the stream
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+
+	var buf bytes.Buffer
+	send := func() error {
+		rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+		if _, err := w.Write(buf.Bytes()); err != nil {
+			return err
+		}
+		buf.Reset()
+		return rc.Flush()
+	}
+	fmt.Fprintf(&buf, "retry: %d\n: docket bridge, submission %s\n\n", retryMillis, id)
+	if err := send(); err != nil {
+		return
+	}
+	log.Debug().Bool("resume", resume).Uint64("last_event_id", last).Msg("bridge: stream opened")
+
+	hb := time.NewTicker(b.cfg.Heartbeat)
+	defer hb.Stop()
+	sent := 0
+	for {
+		select {
+		case <-ctx.Done():
+			log.Debug().Int("sent", sent).Msg("bridge: stream closed")
+			return
+		case err := <-readErr:
+			if ctx.Err() == nil {
+				log.Warn().Err(err).Msg("bridge: reading events failed; ending the stream so that the client resumes")
+			}
+			return
+		case <-hb.C:
+			buf.WriteString(": hb\n\n")
+			if err := send(); err != nil {
+				return
+			}
+		case m := <-msgs:
+			md, err := m.Metadata()
+			if err != nil {
+				log.Warn().Err(err).Msg("bridge: event without metadata; skipped")
+				continue
+			}
+			typ, ok := b.frame(&buf, md.Sequence.Stream, m.Data())
+			if !ok {
+				log.Warn().Uint64("seq", md.Sequence.Stream).Msg("bridge: event is not JSON; skipped")
+				continue
+			}
+			if err := send(); err != nil {
+				return
+			}
+			sent++
+			if typ == typeFinal {
+				log.Debug().Int("sent", sent).Msg("bridge: stream ended after the final event")
+				return
+			}
+			hb.Reset(b.cfg.Heartbeat)
+		}
+	}
+}
+
+// frame writes one SSE message for the event data at stream sequence seq
+// and returns the event's type. ok is false if data is not a JSON object.
+func (b *Bridge) frame(buf *bytes.Buffer, seq uint64, data []byte) (typ string, ok bool) {
+	var h eventHead
+	if err := json.Unmarshal(data, &h); err != nil {
+		return "", false
+	}
+	if bytes.ContainsAny(data, "\r\n") {
+		// SSE data is line-based: put the JSON on one line. Raw newlines
+		// can only be insignificant whitespace in valid JSON.
+		var c bytes.Buffer
+		if err := json.Compact(&c, data); err != nil {
+			return "", false
+		}
+		data = c.Bytes()
+	}
+	fmt.Fprintf(buf, "id: %d\n", seq)
+	if eventNamePattern.MatchString(h.Type) {
+		fmt.Fprintf(buf, "event: %s\n", h.Type)
+	}
+	buf.WriteString("data: ")
+	buf.Write(data)
+	buf.WriteString("\n\n")
+	return h.Type, true
+}
+
+// deleteConsumer removes the stream's server-side consumer at once rather
+// than after its InactiveThreshold.
+func (b *Bridge) deleteConsumer(oc jetstream.Consumer) {
+	info := oc.CachedInfo()
+	if info == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := b.js.DeleteConsumer(ctx, EventsStream, info.Name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		b.log.Debug().Err(err).Str("consumer", info.Name).Msg("bridge: deleting the stream's consumer failed; the server drops it when inactive")
+	}
+}
