@@ -15,7 +15,7 @@ build:
 # System packages the tests need (Debian names): the C toolchain for the
 # sandbox tests, and the language catalog's toolchains for the judging
 # tests and the example problems. Only installed when one is missing.
-APT_PACKAGES := gcc g++ libc6-dev python3 pypy3 nodejs openjdk-17-jdk-headless kotlin rustc
+APT_PACKAGES := gcc g++ libc6-dev python3 pypy3 nodejs openjdk-17-jdk-headless kotlin rustc chromium
 deps:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \

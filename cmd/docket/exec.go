@@ -52,11 +52,8 @@ func runExec(args []string) int {
 		fs.PrintDefaults()
 		envUsage()
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseArgs(fs, args); !ok {
+		return code
 	}
 	argv := fs.Args()
 	if len(argv) == 0 {

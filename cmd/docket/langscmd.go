@@ -21,11 +21,8 @@ func runLangs(args []string) int {
 		fs.PrintDefaults()
 		envUsage()
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseArgs(fs, args); !ok {
+		return code
 	}
 	cat, _, err := loadCatalog()
 	if err != nil {

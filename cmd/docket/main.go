@@ -3,6 +3,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"sort"
@@ -61,4 +62,15 @@ func main() {
 		os.Exit(exitUsage)
 	}
 	os.Exit(cmd.run(os.Args[2:]))
+}
+
+// parseArgs parses a subcommand's flags: --help exits 0, a bad flag 2.
+func parseArgs(fs *flag.FlagSet, args []string) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return exitOK, false
+		}
+		return exitUsage, false
+	}
+	return 0, true
 }

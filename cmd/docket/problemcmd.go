@@ -59,11 +59,8 @@ func runProblem(args []string) int {
 func runProblemCheck(args []string) int {
 	fs := flag.NewFlagSet("problem check", flag.ContinueOnError)
 	verbose := fs.Bool("v", false, "print every test")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseArgs(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "docket problem check: one problem directory")

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"net"
+	"net/http"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -403,4 +405,86 @@ func waitPort(t *testing.T, addr string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("%s never listened", addr)
+}
+
+// docket serve end to end: submit, the events over SSE from the bridge
+// (history then live, ending after final), the result over HTTP, and the
+// readiness of the whole.
+func TestServeEndToEndSSE(t *testing.T) {
+	needRoot(t)
+	bin := docketBinary(t)
+	data := t.TempDir()
+	port, web := freePort(t), "127.0.0.1:"+freePort(t)
+	env := append(os.Environ(), "DOCKET_NATS_LISTEN=127.0.0.1:"+port, "DOCKET_BRIDGE_ADDR="+web,
+		"DOCKET_NATS_URL=nats://127.0.0.1:"+port, "DOCKET_SANDBOX_DIR="+t.TempDir(), "DOCKET_CACHE_DIR="+t.TempDir(),
+		"DOCKET_METRICS_ADDR=", "DOCKET_DATA_DIR="+data)
+	cmd := exec.Command(bin, "serve", "--data", data, "--problems", "../../problems")
+	cmd.Env = env
+	logf, _ := os.Create(t.TempDir() + "/serve.log")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	waitPort(t, web)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get("http://" + web + "/readyz")
+		if err == nil && resp.StatusCode == 200 {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve never ready: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	sub := exec.Command(bin, "submit", "--problem", "aplusb", "--id", "sse-1", "../../problems/aplusb/submissions/accepted/main.cpp")
+	sub.Env = env
+	if out, err := sub.CombinedOutput(); err != nil {
+		t.Fatalf("submit: %v %s", err, out)
+	}
+	tok, _ := os.ReadFile(data + "/bridge-token")
+	req, _ := http.NewRequest("GET", "http://"+web+"/v1/submissions/sse-1/events", nil)
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body) // the stream ends after the final event
+	resp.Body.Close()
+	s := string(body)
+	if resp.StatusCode != 200 || !strings.Contains(s, "event: started") || !strings.Contains(s, "event: test") || strings.Count(s, "event: final") != 1 {
+		t.Fatalf("SSE %d:\n%s", resp.StatusCode, s)
+	}
+	// The result over HTTP, and no access without a token.
+	req, _ = http.NewRequest("GET", "http://"+web+"/v1/submissions/sse-1", nil)
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(rb), `"verdict":"AC"`) {
+		t.Errorf("result %d %s", resp.StatusCode, rb)
+	}
+	if resp, _ := http.Get("http://" + web + "/v1/submissions/sse-1"); resp == nil || resp.StatusCode != 401 {
+		t.Errorf("no token: %v", resp)
+	}
+	// A per-submission token from docket token reads its own submission only.
+	tc := exec.Command(bin, "token", "sse-1")
+	tc.Env = env
+	st, err := tc.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]int{"sse-1": 200, "other": 403} {
+		resp, err := http.Get("http://" + web + "/v1/submissions/" + id + "?token=" + strings.TrimSpace(string(st)))
+		if err != nil || resp.StatusCode != want {
+			t.Errorf("token for sse-1 reading %s: %v %v, want %d", id, err, resp, want)
+		}
+	}
 }

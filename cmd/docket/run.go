@@ -29,11 +29,8 @@ func runRun(args []string) int {
 		fs.PrintDefaults()
 		envUsage()
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseArgs(fs, args); !ok {
+		return code
 	}
 	if *dir == "" || fs.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "docket run: --problem DIR and at least one FILE are required")

@@ -46,11 +46,8 @@ func runSelftest(args []string) int {
 		fs.PrintDefaults()
 		envUsage()
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseArgs(fs, args); !ok {
+		return code
 	}
 	env, err := loadSandboxEnv()
 	if err != nil {

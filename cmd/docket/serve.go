@@ -50,11 +50,8 @@ func runServe(args []string) int {
 		envUsageAll()
 		usagef(&serveEnv{})
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseArgs(fs, args); !ok {
+		return code
 	}
 	qe, err := loadQueueEnv()
 	if err != nil {
@@ -120,7 +117,7 @@ func runServe(args []string) int {
 		return bridgeReady()
 	}
 	mux := http.NewServeMux()
-	if err := mountBridge(mux, js, qe, log); err != nil {
+	if err := mountBridge(mux, js, qe, *data, log); err != nil {
 		log.Error().Err(err).Msg("bridge")
 		return exitSystem
 	}
@@ -132,9 +129,13 @@ func runServe(args []string) int {
 		log.Error().Err(err).Msg("bridge listener")
 		return exitSystem
 	}
+	if serveBridge != nil {
+		hs.RegisterOnShutdown(serveBridge.CloseStreams)
+	}
 	go hs.Serve(ln)
 	defer shutdownServer(hs)
-	log.Info().Str("nats", se.NatsListen).Str("bridge", "http://"+ln.Addr().String()).Int("workers", *workers).Str("data", *data).Msg("docket serve ready")
+	log.Info().Str("nats", se.NatsListen).Str("bridge", "http://"+ln.Addr().String()).Int("workers", *workers).Str("data", *data).
+		Str("operator_token_file", filepath.Join(*data, "bridge-token")).Msg("docket serve ready")
 	<-ctx.Done()
 	log.Info().Msg("stopping: workers finish their jobs")
 	wg.Wait()

@@ -34,11 +34,8 @@ func runSubmit(args []string) int {
 		fs.PrintDefaults()
 		envUsageAll()
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseArgs(fs, args); !ok {
+		return code
 	}
 	if *prob == "" || fs.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "docket submit: --problem and at least one FILE are required")

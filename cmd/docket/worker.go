@@ -28,11 +28,8 @@ func runWorker(args []string) int {
 		fmt.Fprintf(os.Stderr, "usage: docket worker\n\nPulls jobs from docket.jobs.<queue> one at a time, judges them, publishes events and results.\nSIGTERM: stops fetching, finishes the current job within DOCKET_GRACE, else gives it back; exit 0.\n")
 		envUsageAll()
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseArgs(fs, args); !ok {
+		return code
 	}
 	qe, err := loadQueueEnv()
 	if err != nil {
