@@ -68,15 +68,16 @@ func (c *Config) defaults() {
 
 // Worker pulls jobs one at a time and judges them.
 type Worker struct {
-	cfg   Config
-	nc    *nats.Conn
-	js    jetstream.JetStream
-	judge *verdict.Judge
-	cons  jetstream.Consumer
-	subj  Subjects
-	cache *Cache
-	ready atomic.Bool
-	busy  atomic.Bool
+	cfg    Config
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	judge  *verdict.Judge
+	cons   jetstream.Consumer
+	subj   Subjects
+	cache  *Cache
+	ready  atomic.Bool
+	busy   atomic.Bool
+	inline inlineCache
 }
 
 // New prepares a worker on a connection with its judge (one sandbox slot).
@@ -189,11 +190,16 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 		m.judged(string(pe.Verdict), job.Language)
 		return
 	}
-	// A result already stored: a late redelivery of a judged job.
-	if done, _ := w.hasResult(job.SubmissionID); done {
-		log.Info().Msg("result already stored; acking the redelivery")
-		msg.DoubleAck(context.Background())
-		return
+	// A result already stored: a late redelivery of a judged job (beyond
+	// the dedup window). A first delivery cannot have one, except after an
+	// embedded server lost its last moments, and the result's Nats-Msg-Id
+	// covers that.
+	if attempt > 1 {
+		if done, _ := w.hasResult(job.SubmissionID); done {
+			log.Info().Msg("result already stored; acking the redelivery")
+			msg.DoubleAck(context.Background())
+			return
+		}
 	}
 	// Heartbeats keep the job ours while it is judged.
 	hbDone := make(chan struct{})
@@ -254,7 +260,8 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 	}
 	res.Worker, res.Attempt = w.cfg.Name, attempt
 	m.judgeTime(time.Since(start))
-	ev.flush() // the progress events go into the stream before the final one
+	// No flush needed before the final event: publishes on one connection
+	// reach the server, and the events stream, in order.
 	if err := w.finish(context.Background(), job.SubmissionID, attempt, res, ev.seq+1); err != nil {
 		log.Error().Err(err).Msg("could not store the result; nak for redelivery")
 		msg.Nak()
@@ -272,16 +279,10 @@ func (w *Worker) judgeJob(ctx context.Context, job *Job, ev *events) (*verdict.R
 	var p *problem.Problem
 	var err error
 	if job.InlineProblem != nil {
-		dir, err := os.MkdirTemp(w.cfg.InlineDir, "inline-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
-		p, err = WriteInline(dir, job.InlineProblem)
+		p, err = w.inline.get(w.cfg.InlineDir, job.InlineProblem)
 		if err != nil {
 			return nil, poison(verdict.SE, "inline_problem: %v", err)
 		}
-		p.ID = "inline"
 	} else {
 		p, err = w.cache.Get(ctx, w.js, job.Problem, job.ProblemDigest)
 		if errors.Is(err, ErrNoProblem) {
@@ -323,14 +324,30 @@ func (w *Worker) finish(ctx context.Context, id string, attempt int, res *verdic
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if _, err := w.js.Publish(ctx, w.subj.Results(id), body, jetstream.WithMsgID(id+":result")); err != nil {
+	final, _ := json.Marshal(Event{V: 1, SubmissionID: id, Attempt: attempt, Seq: seq, Time: time.Now().UTC(), Type: "final", Worker: w.cfg.Name, Result: res})
+	// Both in flight at once, then both acknowledged: one round trip.
+	rf, err := w.js.PublishAsync(w.subj.Results(id), body, jetstream.WithMsgID(id+":result"))
+	if err != nil {
 		return fmt.Errorf("publish result: %w", err)
 	}
-	final, _ := json.Marshal(Event{V: 1, SubmissionID: id, Attempt: attempt, Seq: seq, Time: time.Now().UTC(), Type: "final", Worker: w.cfg.Name, Result: res})
-	if _, err := w.js.Publish(ctx, w.subj.Events(id), final, jetstream.WithMsgID(id+":final")); err != nil {
+	ff, err := w.js.PublishAsync(w.subj.Events(id), final, jetstream.WithMsgID(id+":final"))
+	if err != nil {
 		return fmt.Errorf("publish final event: %w", err)
+	}
+	timeout := time.After(10 * time.Second)
+	for _, f := range []struct {
+		what string
+		fut  jetstream.PubAckFuture
+	}{{"result", rf}, {"final event", ff}} {
+		select {
+		case <-f.fut.Ok():
+		case err := <-f.fut.Err():
+			return fmt.Errorf("publish %s: %w", f.what, err)
+		case <-timeout:
+			return fmt.Errorf("publish %s: no acknowledgement within 10s", f.what)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	return nil
 }
