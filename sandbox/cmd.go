@@ -28,7 +28,7 @@ import (
 const TargetIsChildOfInit = nsinit.TargetIsChildOfInit
 
 // BoxDir is where the box appears inside the sandbox.
-const BoxDir = "/box"
+const BoxDir = nsinit.BoxDir
 
 // BaseEnv is the whole environment of a target before Cmd.Env: nothing of
 // the worker's environment (NATS credentials) reaches a run.
@@ -73,7 +73,8 @@ type Cmd struct {
 	// set by Start
 	started  bool
 	lim      Limits
-	proc     *exec.Cmd
+	process  *os.Process // the helper
+	pgid     bool        // the helper leads a process group (no pid namespace)
 	group    cgroup.Group
 	tmpBox   string
 	start    time.Time
@@ -85,6 +86,7 @@ type Cmd struct {
 	killMu   sync.Mutex
 	killed   Status
 	killSrc  string
+	killedAt time.Time // the first kill: when a run the sandbox ended ended
 	setupErr string
 	// the init protocol (TargetIsChildOfInit): what PID 1 reported
 	records   chan struct{} // closed when the status pipe reached EOF
@@ -93,6 +95,8 @@ type Cmd struct {
 	hasWS     bool
 	timer     *time.Timer
 	debugRec  debugRecord
+	fast      bool      // the helper comes from the zygote
+	lastMark  time.Time // phases
 }
 
 // Run starts the command and waits for it.
@@ -120,6 +124,7 @@ func (c *Cmd) Start() (err error) {
 		return errors.New("sandbox: Cmd already started")
 	}
 	c.started = true
+	c.mark("")
 	if c.Slot == nil {
 		return errors.New("sandbox: Cmd has no Slot")
 	}
@@ -177,9 +182,11 @@ func (c *Cmd) Start() (err error) {
 	if c.Network {
 		flags &^= unix.CLONE_NEWNET
 	}
+	var templateBinds []mount.Bind
 	if has("mnt") && has("pid") {
 		binds := append([]mount.Bind{}, sb.cfg.Binds...)
 		binds = append(binds, c.Binds...)
+		templateBinds = binds
 		binds = append(binds, mount.Bind{Source: box, Target: BoxDir, Writable: true})
 		req.Rootfs = &mount.Rootfs{
 			MountPoint: sb.root, Binds: binds, TmpSize: c.lim.TmpSize, Proc: true,
@@ -188,6 +195,9 @@ func (c *Cmd) Start() (err error) {
 		if req.Dir == "" {
 			req.Dir = BoxDir
 		}
+		// The zygote binds only a directory box (a full build would turn
+		// a symlink into a link).
+		c.fast = sb.fastEligible() && (c.tmpBox != "" || isDir(box))
 	} else if req.Dir == "" {
 		req.Dir = box
 	}
@@ -225,6 +235,7 @@ func (c *Cmd) Start() (err error) {
 		}
 	}
 
+	c.mark("prepare: box, request, cgroup")
 	// Pipes: request+release, status, and stdio.
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
@@ -244,27 +255,57 @@ func (c *Cmd) Start() (err error) {
 		return &SetupError{"stdio", err}
 	}
 
-	proc := exec.Command("/proc/self/exe")
-	proc.Args = []string{nsinit.Arg0}
-	proc.Env = []string{}
-	proc.Stdin, proc.Stdout, proc.Stderr = stdin, stdout, stderr
-	proc.ExtraFiles = []*os.File{reqR, statW}
-	proc.SysProcAttr = &syscall.SysProcAttr{Cloneflags: flags, Pdeathsig: syscall.SIGKILL, Setpgid: !has("pid")}
-	if !caps.Root && caps.UserNS {
-		proc.SysProcAttr.Cloneflags |= unix.CLONE_NEWUSER
-		proc.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}}
-		proc.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}}
-		proc.SysProcAttr.Credential = &syscall.Credential{Uid: 0, Gid: 0}
+	if c.fast {
+		// The zygote forks the helper on a template root: the request
+		// names only the box, /tmp and /proc.
+		tr := *req
+		tr.Rootfs = &mount.Rootfs{
+			Template: true, Binds: []mount.Bind{{Source: absPath(box), Target: BoxDir, Writable: true}},
+			TmpSize: c.lim.TmpSize, Proc: true,
+		}
+		var refill func()
+		c.process, refill, err = sb.startFast(templateBinds, absPath(box), flags, c.Network, [5]*os.File{reqR, statW, stdin, stdout, stderr})
+		defer refill() // after the ready byte, or when Start fails
+		if err != nil {
+			closeAll(childFiles)
+			return err
+		}
+		if c.process != nil {
+			req = &tr
+		}
 	}
-	err = proc.Start()
+	if c.process == nil {
+		proc := exec.Command("/proc/self/exe")
+		proc.Args = []string{nsinit.Arg0}
+		proc.Env = []string{}
+		proc.Stdin, proc.Stdout, proc.Stderr = stdin, stdout, stderr
+		proc.ExtraFiles = []*os.File{reqR, statW}
+		proc.SysProcAttr = &syscall.SysProcAttr{Cloneflags: flags, Pdeathsig: syscall.SIGKILL, Setpgid: !has("pid")}
+		if !caps.Root && caps.UserNS {
+			proc.SysProcAttr.Cloneflags |= unix.CLONE_NEWUSER
+			proc.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}}
+			proc.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}}
+			proc.SysProcAttr.Credential = &syscall.Credential{Uid: 0, Gid: 0}
+		}
+		err = proc.Start()
+		if err != nil {
+			closeAll(childFiles)
+			return &SetupError{"start helper", err}
+		}
+		// Waited for as an os.Process: every file is an *os.File, so
+		// exec.Cmd has no copying of its own to wait for.
+		c.process, c.pgid = proc.Process, proc.SysProcAttr.Setpgid
+	}
 	closeAll(childFiles) // the child has its copies
-	if err != nil {
-		return &SetupError{"start helper", err}
+	proc := c.process
+	c.debugRec.Helper = "exec"
+	if req.Rootfs != nil && req.Rootfs.Template {
+		c.debugRec.Helper = "zygote"
 	}
-	c.proc = proc
+	c.mark("helper: fork (or exec)")
 
 	fail := func(stage string, err error) error {
-		proc.Process.Kill()
+		proc.Kill()
 		proc.Wait()
 		return &SetupError{stage, err}
 	}
@@ -279,13 +320,15 @@ func (c *Cmd) Start() (err error) {
 	if kind != nsinit.Ready {
 		return fail("helper", errors.New(msg))
 	}
+	c.mark("helper: setup until ready")
 	if c.group != nil {
 		// Moved only now: v1 and v2 charge pages where they were faulted,
 		// so the helper's own memory stays with docket, not the target.
-		if err := c.group.AddProc(proc.Process.Pid); err != nil {
+		if err := c.group.AddProc(proc.Pid); err != nil {
 			return fail("cgroup add", err)
 		}
 	}
+	c.mark("helper: into the cgroup")
 	c.start = time.Now()
 	if _, err := reqW.Write([]byte{1}); err != nil {
 		return fail("release", err)
@@ -449,21 +492,22 @@ func readStatus(r io.Reader) (byte, string, error) {
 func (c *Cmd) kill(status Status, source string) {
 	c.killMu.Lock()
 	if c.killed == "" {
-		c.killed, c.killSrc = status, source
+		c.killed, c.killSrc, c.killedAt = status, source, time.Now()
 	}
 	c.killMu.Unlock()
 	c.killTree()
 }
 
 func (c *Cmd) killTree() {
-	if c.proc == nil || c.proc.Process == nil {
+	if c.process == nil {
 		return
 	}
-	// The target is PID 1 of its namespace: its death kills every process
-	// in it. Without a pid namespace, the process group and the cgroup.
-	c.proc.Process.Signal(syscall.SIGKILL)
-	if c.proc.SysProcAttr.Setpgid {
-		syscall.Kill(-c.proc.Process.Pid, syscall.SIGKILL)
+	// The helper is PID 1 of the run's namespace: its death kills every
+	// process in it. Without a pid namespace, the process group and the
+	// cgroup.
+	c.process.Signal(syscall.SIGKILL)
+	if c.pgid {
+		syscall.Kill(-c.process.Pid, syscall.SIGKILL)
 	}
 }
 
@@ -499,27 +543,43 @@ func (c *Cmd) watchCPU(group cgroup.Group) {
 // Wait waits for the tree to end, measures it, classifies it and removes
 // every trace of the run.
 func (c *Cmd) Wait() (*Result, error) {
-	if c.proc == nil {
+	if c.process == nil {
 		return nil, errors.New("sandbox: Cmd not started")
 	}
-	werr := c.proc.Wait()
-	wall := time.Since(c.start)
+	ps, werr := c.process.Wait()
+	reaped := time.Now()
+	wall := reaped.Sub(c.start)
 	if c.records != nil {
 		<-c.records // init has exited: its end of the pipe is closed
 		if c.hasWS {
 			wall = c.targetEnd.Sub(c.start)
 		}
 	}
+	if phases != nil && c.hasWS {
+		phases.add("target: release to exit status", c.targetEnd.Sub(c.start))
+		phases.add("teardown: exit status to reaped", reaped.Sub(c.targetEnd))
+		c.lastMark = reaped
+	}
+	c.killMu.Lock()
+	if !c.hasWS && !c.killedAt.IsZero() {
+		// Killed with its namespace: it ended at the kill, not when the
+		// teardown let Wait return (a pair's other side may notice the
+		// end before that).
+		wall = c.killedAt.Sub(c.start)
+	}
+	c.killMu.Unlock()
 	close(c.done)
 	c.timer.Stop()
 	res := &Result{WallTime: wall, Started: c.start, Ended: c.start.Add(wall)}
-	var ps *os.ProcessState = c.proc.ProcessState
 	if ps == nil {
 		res.Status, res.Source, res.Error = SE, SourceSandbox, "wait: "+fmt.Sprint(werr)
 	}
-	// Leftovers (only possible without a pid namespace) are killed before
-	// the pipes can close and the cgroup can go.
-	c.sweep()
+	// Leftovers (only possible without a pid namespace: the helper's
+	// death ends every process in it) are killed before the pipes can
+	// close and the cgroup can go.
+	if c.pgid {
+		c.sweep()
+	}
 	c.copiers.Wait()
 	if c.stdout != nil {
 		res.Stdout = c.stdout.buf.Bytes()
@@ -532,6 +592,7 @@ func (c *Cmd) Wait() (*Result, error) {
 	if c.group != nil {
 		st, stErr = c.group.Stats()
 	}
+	c.mark("output and measurement")
 	if ps != nil {
 		ws := ps.Sys().(syscall.WaitStatus)
 		if c.hasWS {
@@ -564,6 +625,7 @@ func (c *Cmd) Wait() (*Result, error) {
 	if err := c.cleanup(); err != nil && res.Status != SE {
 		res.Status, res.Source, res.Error = SE, SourceSandbox, err.Error()
 	}
+	c.mark("cleanup: cgroup, box")
 	c.debugRec.Status, c.debugRec.Source, c.debugRec.Error = string(res.Status), res.Source, res.Error
 	c.Slot.sb.debug.write(c.debugRec)
 	return res, nil
@@ -648,6 +710,11 @@ func (c *Cmd) cleanup() error {
 		return errors.New(strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+func isDir(p string) bool {
+	st, err := os.Lstat(p)
+	return err == nil && st.IsDir()
 }
 
 func closeAll(fs []*os.File) {

@@ -13,6 +13,7 @@ type debugRecord struct {
 	Level   string    `json:"level"`
 	Slot    int       `json:"slot"`
 	Trusted bool      `json:"trusted,omitempty"`
+	Helper  string    `json:"helper,omitempty"` // "zygote" (forked on a template root) or "exec"
 	Argv    []string  `json:"argv"`
 	Status  string    `json:"status,omitempty"`
 	Source  string    `json:"verdict_source,omitempty"`

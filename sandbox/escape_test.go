@@ -98,11 +98,11 @@ func assertClean(t *testing.T, sl *sandbox.Slot, allowPids ...int) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	boxes, _ := os.ReadDir(filepath.Join(testSandbox(t).Config().StateDir, "boxes"))
+	boxes, _ := os.ReadDir(filepath.Join(sl.Sandbox().Config().StateDir, "boxes"))
 	if len(boxes) != 0 {
 		t.Errorf("temporary boxes remain: %v", boxes)
 	}
-	for _, d := range cgroupChildren(testSandbox(t).RunPrefix()) {
+	for _, d := range cgroupChildren(sl.Sandbox().RunPrefix()) {
 		t.Errorf("run cgroup remains: %s", d)
 	}
 }
@@ -157,8 +157,9 @@ func cgroupChildren(prefix string) []string {
 	return out
 }
 
-func TestEscapeSuite(t *testing.T) {
-	sl := testSlot(t)
+func TestEscapeSuite(t *testing.T) { eachHelperPath(t, escapeSuite) }
+
+func escapeSuite(t *testing.T, sl *sandbox.Slot) {
 	quick := sandbox.Limits{CPUTime: 500 * time.Millisecond, WallTime: 2 * time.Second, Memory: 64 << 20}
 
 	tcp, err := net.Listen("tcp", "127.0.0.1:0")

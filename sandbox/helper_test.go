@@ -33,8 +33,9 @@ func run(t *testing.T, cmd *sandbox.Cmd) *sandbox.Result {
 	return res
 }
 
-func TestRootfsLayout(t *testing.T) {
-	sl := testSlot(t)
+func TestRootfsLayout(t *testing.T) { eachHelperPath(t, rootfsLayout) }
+
+func rootfsLayout(t *testing.T, sl *sandbox.Slot) {
 	// What the root must hold: the mount points, and the top-level names of
 	// the default binds the host has.
 	want := map[string]bool{"box": true, "dev": true, "proc": true, "tmp": true}
@@ -95,8 +96,9 @@ ulimit -n; ls /proc/self/fd | tr '\n' ' '; echo`
 	}
 }
 
-func TestBindKinds(t *testing.T) {
-	sl := testSlot(t)
+func TestBindKinds(t *testing.T) { eachHelperPath(t, bindKinds) }
+
+func bindKinds(t *testing.T, sl *sandbox.Slot) {
 	ro, rw, links := openDir(t), openDir(t), openDir(t)
 	os.WriteFile(ro+"/in.txt", []byte("input\n"), 0o644)
 	os.Chmod(rw, 0o777)
@@ -125,8 +127,9 @@ readlink /opt/link
 	}
 }
 
-func TestSetupErrors(t *testing.T) {
-	sl := testSlot(t)
+func TestSetupErrors(t *testing.T) { eachHelperPath(t, setupErrors) }
+
+func setupErrors(t *testing.T, sl *sandbox.Slot) {
 	root := filepath.Join(sl.Sandbox().Config().StateDir, "root")
 	for _, tc := range []struct {
 		name string
@@ -171,8 +174,9 @@ func TestSetupErrors(t *testing.T) {
 	}
 }
 
-func TestExecError(t *testing.T) {
-	sl := testSlot(t)
+func TestExecError(t *testing.T) { eachHelperPath(t, execError) }
+
+func execError(t *testing.T, sl *sandbox.Slot) {
 	box := openDir(t)
 	os.WriteFile(box+"/notelf", []byte("\x00\x01 not a program\n"), 0o755)
 	cmd := sl.Command("./notelf")

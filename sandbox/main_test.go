@@ -47,14 +47,63 @@ func testSandbox(tb testing.TB) *sandbox.Sandbox {
 	return sb
 }
 
+var (
+	execOnce sync.Once
+	execSB   *sandbox.Sandbox
+	execErr  error
+)
+
+// testExecSandbox is a second process-wide sandbox whose helpers are all
+// exec'd and build the whole root (Config.ExecHelpers): the path of every
+// fallback, and of builds without cgo.
+func testExecSandbox(tb testing.TB) *sandbox.Sandbox {
+	tb.Helper()
+	execOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "docket-sbtest-exec-")
+		if err != nil {
+			execErr = err
+			return
+		}
+		execSB, execErr = sandbox.New(sandbox.Config{StateDir: dir, UIDBase: 62500, ExecHelpers: true})
+	})
+	if execErr != nil {
+		if os.Geteuid() != 0 {
+			tb.Skipf("the full sandbox needs root (tests run as uid %d): %v", os.Geteuid(), execErr)
+		}
+		tb.Fatalf("sandbox unavailable as root: %v", execErr)
+	}
+	return execSB
+}
+
 func testSlot(tb testing.TB) *sandbox.Slot {
 	tb.Helper()
-	sl, err := testSandbox(tb).AcquireSlot()
+	return slotOf(tb, testSandbox(tb))
+}
+
+func slotOf(tb testing.TB, sb *sandbox.Sandbox) *sandbox.Slot {
+	tb.Helper()
+	sl, err := sb.AcquireSlot()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(sl.Release)
 	return sl
+}
+
+// eachHelperPath runs f on a slot of each way of starting helpers: the
+// default (forked by the zygote on a template root, in a cgo build as
+// root) and exec'd with a full build of the root.
+func eachHelperPath(t *testing.T, f func(t *testing.T, sl *sandbox.Slot)) {
+	for _, p := range []struct {
+		name string
+		sb   func(testing.TB) *sandbox.Sandbox
+	}{{"default", testSandbox}, {"exec-helpers", testExecSandbox}} {
+		t.Run(p.name, func(t *testing.T) {
+			sb := p.sb(t)
+			sandbox.Warm(sb) // the zygote from the first run on, where there is one
+			f(t, slotOf(t, sb))
+		})
+	}
 }
 
 // boxWith makes a box holding the given host files (copied, executable).

@@ -121,8 +121,9 @@ func TestNoCarryOver(t *testing.T) {
 
 // Two sandboxed processes connected stdin<->stdout, each measured on its
 // own, the second under the slot's trusted uid.
-func TestConnectedPair(t *testing.T) {
-	sl := testSlot(t)
+func TestConnectedPair(t *testing.T) { eachHelperPath(t, connectedPair) }
+
+func connectedPair(t *testing.T, sl *sandbox.Slot) {
 	bin := hostile(t, "pingpong")
 	box := boxWith(t, sl, bin)
 	a := sl.Command("./pingpong", "ping")
@@ -148,7 +149,10 @@ func TestSelfRaisedSignals(t *testing.T) {
 	if !sandbox.TargetIsChildOfInit {
 		t.Skip("this helper (built without cgo) runs the target as PID 1 of its namespace, where self-raised default-action signals are dropped")
 	}
-	sl := testSlot(t)
+	eachHelperPath(t, selfRaisedSignals)
+}
+
+func selfRaisedSignals(t *testing.T, sl *sandbox.Slot) {
 	res := runProg(t, sl, testprog.C(t, "testdata/progs/abort.c"), sandbox.Limits{})
 	if res.Status != sandbox.RE || res.Signal != int(syscall.SIGABRT) || res.Source != sandbox.SourceSignal {
 		t.Errorf("abort(): %s (%s) signal %d, want RE (signal) signal %d", res.Status, res.Source, res.Signal, syscall.SIGABRT)

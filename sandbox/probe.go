@@ -84,6 +84,15 @@ func (c Capabilities) Missing() []string {
 	return out
 }
 
+func (c Capabilities) hasNS(ns string) bool {
+	for _, n := range c.Namespaces {
+		if n == ns {
+			return true
+		}
+	}
+	return false
+}
+
 // Layer returns the named layer.
 func (c Capabilities) Layer(name string) (Layer, bool) {
 	for _, l := range c.Layers {

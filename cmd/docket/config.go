@@ -17,6 +17,7 @@ type sandboxEnv struct {
 	CgroupVersion   int    `envconfig:"CGROUP_VERSION" default:"0" desc:"force cgroup v1 or v2 (0: auto)"`
 	SandboxMinLevel string `envconfig:"SANDBOX_MIN_LEVEL" default:"full" desc:"weakest isolation accepted: full, userns, rlimits, none"`
 	SandboxDebug    string `envconfig:"SANDBOX_DEBUG" desc:"file that receives one JSON line per sandbox start"`
+	ExecHelpers     bool   `envconfig:"SANDBOX_EXEC_HELPERS" default:"false" desc:"exec every run's helper and build its whole root, without the zygote (slower; for comparison and debugging)"`
 }
 
 func loadSandboxEnv() (sandboxEnv, error) {
@@ -36,6 +37,7 @@ func (e sandboxEnv) config() (sandbox.Config, error) {
 	return sandbox.Config{
 		StateDir: e.SandboxDir, UIDBase: e.SandboxUIDBase, CgroupParent: e.CgroupParent,
 		CgroupVersion: e.CgroupVersion, MinLevel: lvl, DebugLog: e.SandboxDebug,
+		ExecHelpers: e.ExecHelpers,
 	}, nil
 }
 

@@ -41,6 +41,10 @@ type Rootfs struct {
 	// Masks are host paths hidden behind an empty read-only file when a
 	// bind makes them visible (the worker's own binary under /usr/local).
 	Masks []string `json:"masks,omitempty"`
+	// Template: the root is a copy of the zygote's template root, on which
+	// the helper mounts only Binds (the box), /tmp and /proc. Only the C
+	// helper, forked by the zygote, builds such a root.
+	Template bool `json:"template,omitempty"`
 }
 
 // Devices are the only device nodes a target sees.
@@ -63,6 +67,9 @@ func fail(stage string, err error) error { return &Error{Stage: stage, Err: err}
 // Build creates the new root and pivots into it. The caller's cwd is "/"
 // afterwards.
 func Build(r Rootfs) error {
+	if r.Template {
+		return fail("template", errors.New("a template root needs the zygote (a cgo build)"))
+	}
 	// Nothing done here may reach the host's mount table.
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fail("make / private", err)

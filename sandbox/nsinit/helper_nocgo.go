@@ -154,6 +154,9 @@ func report(status *os.File, kind byte, stage string, err error) int {
 // is PID 1 of its namespace (see sandbox.TargetIsChildOfInit).
 const TargetIsChildOfInit = false
 
+// HasZygote: without cgo there is no zygote; every helper is exec'd.
+const HasZygote = false
+
 // resetSignals gives the target default signal dispositions and an empty
 // signal mask. execve resets handled signals but keeps ignored and blocked
 // ones, and the Go runtime ignores or blocks some.

@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -281,10 +282,20 @@ static const char *sys_fail(int e, const char *stage)
  * abort() raises, SIGPIPE. As PID 2 the target gets them as on any host,
  * so a file-size overrun ends as SIGXFSZ (OLE) and an assert as SIGABRT.
  */
-static const char *setup_root(struct dk_request *r)
+static const char *setup_root(struct dk_request *r, int box_fd)
 {
-	if (r->has_rootfs && dk_build_rootfs(&r->rootfs) < 0)
-		return "mount";
+	if (r->has_rootfs) {
+		if (r->rootfs.template) {
+			if (box_fd < 0) {
+				dk_error("a template root needs the zygote");
+				return "mount";
+			}
+			if (dk_enter_template(&r->rootfs, box_fd) < 0)
+				return "mount";
+		} else if (dk_build_rootfs(&r->rootfs) < 0) {
+			return "mount";
+		}
+	}
 	if (r->hostname[0] && sethostname(r->hostname, strlen(r->hostname)) < 0)
 		return sys_fail(errno, "sethostname");
 	return NULL;
@@ -429,12 +440,36 @@ static _Noreturn void init_loop(struct dk_request *r, pid_t target)
 	}
 }
 
-static _Noreturn void helper(void)
+/* The target's side of the fork, on its own stack (see dk_helper). */
+struct target_args {
+	struct dk_request *req;
+	const char *path;
+};
+
+static char target_stack[64 << 10] __attribute__((aligned(64)));
+
+static int target_main(void *arg)
+{
+	struct target_args *a = arg;
+	const char *stage = setup_target(a->req);
+	if (stage)
+		child_fail(stage, NULL);
+	execve(a->path, a->req->argv, a->req->envp);
+	dk_error("%s", dk_strerror(errno));
+	child_fail("execve ", a->req->argv[0]);
+}
+
+_Noreturn void dk_report_setup_error(const char *stage)
+{
+	report(DK_SETUP_ERROR, stage, NULL);
+}
+
+_Noreturn void dk_helper(int box_fd)
 {
 	struct dk_request req;
 	if (read_request(&req) < 0)
 		report(DK_SETUP_ERROR, "read request", NULL);
-	const char *stage = setup_root(&req);
+	const char *stage = setup_root(&req, box_fd);
 	if (stage)
 		report(DK_SETUP_ERROR, stage, NULL);
 	const char *path = NULL, *stage_arg = NULL;
@@ -456,20 +491,23 @@ static _Noreturn void helper(void)
 	if (n != 1)
 		_exit(1); /* the parent gave up: never run the target */
 
-	pid_t child = fork();
+	/*
+	 * The target shares this process's memory until its execve, and this
+	 * process waits meanwhile (CLONE_VM | CLONE_VFORK, as posix_spawn
+	 * does): no copy of the page tables and no copy-on-write faults
+	 * between the fork and the exec. It runs on a stack of its own and
+	 * changes only what is its own (credentials, rlimits, descriptors,
+	 * signal dispositions, seccomp: none is shared without CLONE_THREAD,
+	 * CLONE_FILES or CLONE_SIGHAND), or, failing, leaves a message in
+	 * memory this process does not read again.
+	 */
+	struct target_args args = {&req, path};
+	pid_t child = clone(target_main, target_stack + sizeof target_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
 	if (child < 0) {
 		dk_error("%s", dk_strerror(errno));
 		child_fail("fork", NULL);
 	}
-	if (child > 0)
-		init_loop(&req, child);
-
-	stage = setup_target(&req);
-	if (stage)
-		child_fail(stage, NULL);
-	execve(path, req.argv, req.envp);
-	dk_error("%s", dk_strerror(errno));
-	child_fail("execve ", req.argv[0]);
+	init_loop(&req, child);
 }
 
 /* ---- the entry ---- */
@@ -507,12 +545,16 @@ __attribute__((constructor)) static void dk_nsinit(int argc, char **argv, char *
 	if (strcmp(arg0, DK_PROBE_ARG0) == 0)
 		_exit(0);
 	if (strcmp(arg0, DK_ARG0) == 0)
-		helper();
+		dk_helper(-1);
+	if (strcmp(arg0, DK_ZYGOTE_ARG0) == 0)
+		dk_zygote();
 #else
 	(void)argc, (void)argv;
 	if (arg0_is(DK_PROBE_ARG0))
 		_exit(0);
 	if (arg0_is(DK_ARG0))
-		helper();
+		dk_helper(-1);
+	if (arg0_is(DK_ZYGOTE_ARG0))
+		dk_zygote();
 #endif
 }

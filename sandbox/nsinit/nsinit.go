@@ -15,6 +15,13 @@
 //     this package's init function, using packages mount, rlimit and
 //     seccomp/load. It is slower to start, not weaker.
 //
+// With cgo, a helper can also come from the zygote (zygote.c, Zygote in
+// zygote.go): a C process per Sandbox, started once like a helper with
+// argv[0] ZygoteArg0, that holds template roots and forks helpers into
+// fresh namespaces on a copy of one, ahead of their runs. Such a helper
+// gets its box as a detached mount on fd 5 and a request whose root is a
+// template root ('R' flag 4); everything else below is the same.
+//
 // Protocol over two inherited pipes, never through a file a target could read:
 //
 //	fd 3 (parent -> helper): 4-byte little-endian length, the encoded
@@ -47,8 +54,11 @@
 //	'S' (empty)           seccomp filters follow (at most once; absent: none)
 //	'F' n × {u16 code, u8 jt, u8 jf, u32 k}
 //	                      one filter, n ≤ 65535 (n = 0: skipped); after 'S'
-//	'R' i64 tmp size, u8 flags (1 proc, 2 dev by bind), mount point
-//	                      the new root (at most once; absent: none)
+//	'R' i64 tmp size, u8 flags (1 proc, 2 dev by bind, 4 template),
+//	    mount point       the new root (at most once; absent: none); with
+//	                      flag 4 (a helper from the zygote) its one bind,
+//	                      the box, comes from fd 5 and goes onto the
+//	                      helper's copy of a template root, with /tmp
 //	'B' u8 flags (1 writable, 2 optional), u32 source length, source,
 //	    target            one bind, in order; after 'R'
 //	'M' string            one mask; after 'R'
@@ -76,6 +86,13 @@ const Arg0 = "docket-sandbox-init"
 // with one flag set at a time.
 const ProbeArg0 = "docket-sandbox-probe"
 
+// ZygoteArg0 turns the binary into the zygote (zygote.c, cgo builds only).
+const ZygoteArg0 = "docket-sandbox-zygote"
+
+// BoxDir is where the box is mounted; every template has it as an empty
+// mount point (DK_BOX_DIR in nsinit.h).
+const BoxDir = "/box"
+
 // Message bytes on the status pipe.
 const (
 	Ready      = 'R'
@@ -99,6 +116,8 @@ func init() {
 		os.Exit(goHelper())
 	case ProbeArg0:
 		os.Exit(0)
+	case ZygoteArg0:
+		os.Exit(127) // the zygote is C: never started without cgo
 	}
 }
 
@@ -134,6 +153,7 @@ const (
 const (
 	rootfsProc      = 1
 	rootfsDevByBind = 2
+	rootfsTemplate  = 4
 	bindWritable    = 1
 	bindOptional    = 2
 )
@@ -202,6 +222,9 @@ func encodeRequest(req *Request) ([]byte, error) {
 		}
 		if r.DevByBind {
 			flags |= rootfsDevByBind
+		}
+		if r.Template {
+			flags |= rootfsTemplate
 		}
 		e.record(tagRootfs, 9+len(r.MountPoint))
 		e.u64(uint64(r.TmpSize))
@@ -396,7 +419,7 @@ func decodeRequest(b []byte) (*Request, error) {
 				break
 			}
 			flags := p[8]
-			if flags&^(rootfsProc|rootfsDevByBind) != 0 {
+			if flags&^(rootfsProc|rootfsDevByBind|rootfsTemplate) != 0 {
 				err = fail("unknown flags 0x%02x", flags)
 				break
 			}
@@ -404,6 +427,7 @@ func decodeRequest(b []byte) (*Request, error) {
 				TmpSize:   int64(binary.LittleEndian.Uint64(p)),
 				Proc:      flags&rootfsProc != 0,
 				DevByBind: flags&rootfsDevByBind != 0,
+				Template:  flags&rootfsTemplate != 0,
 			}
 			if r.MountPoint, err = str(p[9:]); err == nil {
 				req.Rootfs = r

@@ -21,9 +21,18 @@
 
 #define DK_ARG0 "docket-sandbox-init"        /* nsinit.Arg0 */
 #define DK_PROBE_ARG0 "docket-sandbox-probe" /* nsinit.ProbeArg0 */
+#define DK_ZYGOTE_ARG0 "docket-sandbox-zygote" /* nsinit.ZygoteArg0 */
+
+#define DK_BOX_DIR "/box" /* nsinit.BoxDir: a mount point in every template */
+static inline const char *dk_box_dir(void) { return DK_BOX_DIR; }
+
+#define DK_MAX_TEMPLATES 64            /* nsinit.MaxTemplates */
+#define DK_ZYGOTE_MAX_MSG (256 << 10)  /* nsinit.maxZygoteMessage */
 
 #define DK_REQUEST_FD 3 /* request, then the release byte */
 #define DK_STATUS_FD 4  /* 'R', 'E' + message, 'X' + message */
+#define DK_BOX_FD 5    /* a helper forked by the zygote: the box, a detached mount */
+#define DK_ZYGOTE_FD 3 /* the zygote's control socket */
 
 #define DK_READY 'R'
 #define DK_SETUP_ERROR 'E'
@@ -49,6 +58,7 @@ enum {
 enum {
 	DK_ROOTFS_PROC = 1,
 	DK_ROOTFS_DEV_BY_BIND = 2,
+	DK_ROOTFS_TEMPLATE = 4,
 	DK_BIND_WRITABLE = 1,
 	DK_BIND_OPTIONAL = 2,
 };
@@ -67,6 +77,7 @@ struct dk_rootfs {
 	int64_t tmp_size; /* <= 0: 16 MiB */
 	int proc;
 	int dev_by_bind;
+	int template; /* per-run mounts on a copy of the template (zygote only) */
 	struct dk_bind *binds;
 	size_t nbinds;
 	const char **masks;
@@ -116,6 +127,22 @@ void dk_free_request(struct dk_request *req); /* for the Go tests; the helper ne
 
 /* rootfs.c: build the new root and pivot into it; cwd is "/" afterwards. */
 int dk_build_rootfs(const struct dk_rootfs *r);
+/* rootfs.c, in the zygote: build a template root in the current (new,
+ * private) mount namespace and pivot into it: binds, masks and /dev, and
+ * the empty mount points /tmp, /proc and DK_BOX_DIR. */
+int dk_build_template(const struct dk_rootfs *r);
+/* rootfs.c, in a helper forked by the zygote, already in its copy of the
+ * template with /proc mounted: the box (r's one bind, the detached mount
+ * box_fd) and /tmp; cwd is "/" afterwards. */
+int dk_enter_template(const struct dk_rootfs *r, int box_fd);
+
+/* nsinit.c: the helper, from the constructor (box_fd -1) or from the
+ * zygote (zygote.c); and its setup error report, for the zygote's part of
+ * a helper's setup (dk_errmsg is the message). */
+_Noreturn void dk_helper(int box_fd);
+_Noreturn void dk_report_setup_error(const char *stage);
+/* zygote.c */
+_Noreturn void dk_zygote(void);
 
 /* rlimit.c, seccomp.c */
 int dk_apply_rlimits(const struct dk_rlimit *l, size_t n);

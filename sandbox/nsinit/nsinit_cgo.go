@@ -34,6 +34,20 @@ func goHelper() int {
 // the message, then TargetStatus with the 4-byte wait status.
 const TargetIsChildOfInit = true
 
+// HasZygote: this build has the zygote (zygote.c).
+const HasZygote = true
+
+// The C side's limits must be the Go side's.
+var (
+	_ [MaxTemplates - C.DK_MAX_TEMPLATES]byte
+	_ [C.DK_MAX_TEMPLATES - MaxTemplates]byte
+	_ [maxZygoteMessage - C.DK_ZYGOTE_MAX_MSG]byte
+	_ [C.DK_ZYGOTE_MAX_MSG - maxZygoteMessage]byte
+)
+
+// boxDirC is DK_BOX_DIR, for the test that holds it to BoxDir.
+var boxDirC = C.GoString(C.dk_box_dir())
+
 // The C side's constants must be the Go side's.
 var (
 	_ [MaxRequest - C.DK_MAX_REQUEST]byte
@@ -92,6 +106,7 @@ func decodeRequestC(b []byte) (*Request, error) {
 			TmpSize:    int64(fs.tmp_size),
 			Proc:       fs.proc != 0,
 			DevByBind:  fs.dev_by_bind != 0,
+			Template:   fs.template != 0,
 			Masks:      strs((**C.char)(unsafe.Pointer(fs.masks)), fs.nmasks),
 		}
 		for _, b := range unsafe.Slice(fs.binds, fs.nbinds) {

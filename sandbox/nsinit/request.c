@@ -242,7 +242,7 @@ static int walk(const unsigned char *b, size_t n, struct dk_request *req, struct
 			ONCE(seen_rootfs);
 			AT_LEAST(9);
 			unsigned flags = p[8];
-			if (flags & ~(unsigned)(DK_ROOTFS_PROC | DK_ROOTFS_DEV_BY_BIND))
+			if (flags & ~(unsigned)(DK_ROOTFS_PROC | DK_ROOTFS_DEV_BY_BIND | DK_ROOTFS_TEMPLATE))
 				FAIL("unknown flags 0x%02x", flags);
 			NO_NUL(p + 9, len - 9);
 			char *mp = take_str(p + 9, len - 9, c, f);
@@ -252,6 +252,7 @@ static int walk(const unsigned char *b, size_t n, struct dk_request *req, struct
 				req->rootfs.tmp_size = (int64_t)le64(p);
 				req->rootfs.proc = !!(flags & DK_ROOTFS_PROC);
 				req->rootfs.dev_by_bind = !!(flags & DK_ROOTFS_DEV_BY_BIND);
+				req->rootfs.template = !!(flags & DK_ROOTFS_TEMPLATE);
 			}
 			break;
 		}

@@ -46,3 +46,10 @@ func FuzzDecoders(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) { sameDecoding(t, body) })
 }
+
+// DK_BOX_DIR, every template's box mount point, is BoxDir.
+func TestBoxDirAgrees(t *testing.T) {
+	if boxDirC != BoxDir {
+		t.Fatalf("DK_BOX_DIR is %q, BoxDir %q", boxDirC, BoxDir)
+	}
+}

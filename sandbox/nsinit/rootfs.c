@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -222,6 +223,10 @@ static int bind_one(const char *root, const struct dk_bind *b)
 			dk_error("symlink %s %s: %s", link, full, dk_strerror(e)); /* os.LinkError */
 			return fail("symlink %s", dst);
 		}
+		/* Freed, unlike most of the helper's memory: the zygote builds
+		 * templates for as long as docket runs. */
+		free(link);
+		free(full);
 		return 0;
 	}
 	/* The mount point: a directory for a directory, else an empty file. */
@@ -327,7 +332,9 @@ static int dev(const char *root, int by_bind)
 	return 0;
 }
 
-int dk_build_rootfs(const struct dk_rootfs *r)
+/* The start of every root: a private mount table, the root tmpfs, the
+ * binds and the masks. */
+static int begin_root(const struct dk_rootfs *r)
 {
 	/* Nothing done here may reach the host's mount table. */
 	if (mount("", "/", "", MS_REC | MS_PRIVATE, NULL) < 0)
@@ -343,31 +350,35 @@ int dk_build_rootfs(const struct dk_rootfs *r)
 	for (size_t i = 0; i < r->nmasks; i++)
 		if (mask(root, r->masks[i]) < 0)
 			return -1;
+	return 0;
+}
 
-	long long tmp = r->tmp_size > 0 ? (long long)r->tmp_size : 16LL << 20;
-	char *p = dk_concat3(root, "/tmp", "");
-	if (mkdir_all(p, 0755) < 0)
-		return fail("mkdir /tmp");
+/* The run's /tmp, of its size, on a mount point that exists. */
+static int mount_tmp(const char *dir, int64_t size)
+{
+	long long tmp = size > 0 ? (long long)size : 16LL << 20;
 	char opts[96];
 	snprintf(opts, sizeof opts, "size=%lld,nr_inodes=16384,mode=1777", tmp);
-	if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+	if (mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
 		return FAIL_ERRNO(errno, "mount /tmp");
-	free(p);
+	return 0;
+}
 
-	if (r->proc) {
-		/* A proc of the new pid namespace: needs CLONE_NEWPID, and it
-		 * must be mounted by a process inside it (this one). */
-		p = dk_concat3(root, "/proc", "");
-		if (mkdir_all(p, 0555) < 0)
-			return fail("mkdir /proc");
-		if (mount("proc", p, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-			return FAIL_ERRNO(errno, "mount /proc");
-		free(p);
-	}
-	if (dev(root, r->dev_by_bind) < 0)
-		return -1;
+/* A proc of the new pid namespace: needs CLONE_NEWPID, and it must be
+ * mounted by a process inside it (this one). (The zygote's helpers mount
+ * theirs in zygote.c, before their run is known.) */
+static int mount_proc(const char *dir)
+{
+	if (mount("proc", dir, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		return FAIL_ERRNO(errno, "mount /proc");
+	return 0;
+}
 
-	p = dk_concat3(root, "/.oldroot", "");
+/* The end of every root: pivot into it, drop the old root, read-only. */
+static int finish_root(const struct dk_rootfs *r)
+{
+	const char *root = r->mount_point;
+	char *p = dk_concat3(root, "/.oldroot", "");
 	if (mkdir(p, 0700) < 0) {
 		path_error("mkdir", p, errno);
 		return fail("mkdir .oldroot");
@@ -391,5 +402,92 @@ int dk_build_rootfs(const struct dk_rootfs *r)
 	 * mounts (/tmp and /box stay writable, they are mounts of their own). */
 	if (mount("", "/", "", MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)
 		return FAIL_ERRNO(errno, "remount / read-only");
+	return 0;
+}
+
+int dk_build_rootfs(const struct dk_rootfs *r)
+{
+	if (begin_root(r) < 0)
+		return -1;
+	const char *root = r->mount_point;
+	char *p = dk_concat3(root, "/tmp", "");
+	if (mkdir_all(p, 0755) < 0)
+		return fail("mkdir /tmp");
+	if (mount_tmp(p, r->tmp_size) < 0)
+		return -1;
+	free(p);
+	if (r->proc) {
+		p = dk_concat3(root, "/proc", "");
+		if (mkdir_all(p, 0555) < 0)
+			return fail("mkdir /proc");
+		if (mount_proc(p) < 0)
+			return -1;
+		free(p);
+	}
+	if (dev(root, r->dev_by_bind) < 0)
+		return -1;
+	return finish_root(r);
+}
+
+/* ---- the template (the zygote's prepared root) ----
+ *
+ * A template is the part of the root that is the same for every run of a
+ * Sandbox with the same binds: built once by the zygote in a mount
+ * namespace of its own, which then has no process and lives on as the
+ * zygote's file descriptor. Each helper enters it and unshares a private
+ * copy (a dozen mounts, where a copy of the host's table would be made
+ * private and then detached again) and mounts only what is its own: its
+ * /proc (zygote.c), then the box and /tmp. The order of the mounts is the
+ * full build's but for the box, which comes after the masks and /dev
+ * instead of before: the parent sends no template whose masks lie under
+ * the box.
+ */
+int dk_build_template(const struct dk_rootfs *r)
+{
+	if (begin_root(r) < 0)
+		return -1;
+	static const struct {
+		const char *dir;
+		mode_t mode;
+	} points[] = {{"/tmp", 0755}, {"/proc", 0555}, {DK_BOX_DIR, 0755}};
+	for (size_t i = 0; i < sizeof points / sizeof points[0]; i++) {
+		char *p = dk_concat3(r->mount_point, points[i].dir, "");
+		if (mkdir_all(p, points[i].mode) < 0)
+			return fail("mkdir %s", points[i].dir);
+		free(p);
+	}
+	if (dev(r->mount_point, r->dev_by_bind) < 0)
+		return -1;
+	return finish_root(r);
+}
+
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+
+int dk_enter_template(const struct dk_rootfs *r, int box_fd)
+{
+	if (r->nbinds != 1) {
+		dk_error("%zu binds, want the box alone", r->nbinds);
+		return fail("template");
+	}
+	const struct dk_bind *b = &r->binds[0];
+	const char *dst = b->dst[0] ? b->dst : b->src;
+	if (dst[0] != '/' || strstr(dst, "..")) {
+		dk_error("target must be an absolute path without ..");
+		return fail("bind %s", dst);
+	}
+	/* The box: docket cloned it from its own namespace (a path there
+	 * means nothing here) with the flags of the full build's remount. */
+	if (syscall(SYS_move_mount, box_fd, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		return FAIL_ERRNO(errno, "bind %s", b->src);
+	close(box_fd);
+	if (mount_tmp("/tmp", r->tmp_size) < 0)
+		return -1;
+	if (chdir("/") < 0)
+		return FAIL_ERRNO(errno, "chdir /");
 	return 0;
 }

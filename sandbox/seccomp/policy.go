@@ -96,6 +96,7 @@ func Build(opts Options) (Programs, error) {
 		if err != nil {
 			return nil, fmt.Errorf("seccomp: assemble bpf: %w", err)
 		}
+		raw, _ = compact(raw) // the same verdicts, far cheaper to install
 		prog := make(load.Program, len(raw))
 		for i, ins := range raw {
 			prog[i] = unix.SockFilter{Code: ins.Op, Jt: ins.Jt, Jf: ins.Jf, K: ins.K}

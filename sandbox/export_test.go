@@ -1,0 +1,29 @@
+package sandbox
+
+import "time"
+
+// ZygotePid is the pid of the Sandbox's zygote, 0 if none runs.
+func ZygotePid(s *Sandbox) int {
+	s.fast.mu.Lock()
+	defer s.fast.mu.Unlock()
+	if s.fast.z == nil {
+		return 0
+	}
+	return s.fast.z.Pid()
+}
+
+// TracePhases turns the phase log on (fresh) or, with false, off.
+func TracePhases(on bool) {
+	phases = nil
+	if on {
+		phases = &phaseLog{d: map[string][]time.Duration{}}
+	}
+}
+
+// PhaseReport is the phase log's summary.
+func PhaseReport() string { return phases.report() }
+
+// Warm starts the Sandbox's zygote now and waits for it (reporting
+// whether it runs); otherwise it starts in the background at the second
+// run.
+func Warm(s *Sandbox) bool { return s.warm() }
