@@ -2,7 +2,6 @@ package verdict
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -411,9 +410,6 @@ func clamp(x, lo, hi float64) float64 {
 }
 
 func round(x float64) float64 { return float64(int64(x*1e6+0.5)) / 1e6 }
-
-// errSE marks an error that is the judge's, not the contestant's.
-var errSE = errors.New("judge error")
 
 // Prepare compiles the problem's checker and interactor (cached by
 // digest), so that a package whose own programs do not compile is

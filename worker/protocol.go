@@ -7,7 +7,6 @@ package worker
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"time"
@@ -162,5 +161,3 @@ type Event struct {
 	Group        *verdict.GroupResult   `json:"group,omitempty"`
 	Result       *verdict.Result        `json:"result,omitempty"`
 }
-
-var errStopped = errors.New("worker stopped")

@@ -76,7 +76,6 @@ type Worker struct {
 	subj   Subjects
 	cache  *Cache
 	ready  atomic.Bool
-	busy   atomic.Bool
 	inline inlineCache
 }
 
@@ -148,8 +147,6 @@ func (w *Worker) Run(ctx context.Context) error {
 
 // handle judges one job, from decoding to ack.
 func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
-	w.busy.Store(true)
-	defer w.busy.Store(false)
 	m := w.cfg.Metrics
 	md, _ := msg.Metadata()
 	attempt := 1

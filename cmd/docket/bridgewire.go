@@ -25,8 +25,6 @@ func init() {
 	register("token", "mint a per-submission bridge token: docket token SUBMISSION_ID", runToken)
 }
 
-type jetstreamJS = jetstream.JetStream
-
 // bridgeEnv is the bridge's configuration.
 type bridgeEnv struct {
 	BridgeAddr   string   `envconfig:"BRIDGE_ADDR" default:"127.0.0.1:8080" desc:"bridge listener"`
@@ -64,8 +62,14 @@ func newBridge(js jetstream.JetStream, qe queueEnv, be bridgeEnv, dataDir string
 	if err != nil {
 		return nil, err
 	}
-	return bridge.New(js, bridge.Config{Prefix: qe.SubjectPrefix, Token: tok, HMACSecret: []byte(sec),
-		CORSOrigins: be.BridgeCORS, Logger: log, CreateStreams: true})
+	return bridge.New(js, bridgeConfig(qe, be, tok, sec, log))
+}
+
+// bridgeConfig is the bridge's configuration from the environment, with
+// the operator token and HMAC secret given.
+func bridgeConfig(qe queueEnv, be bridgeEnv, token, secret string, log zerolog.Logger) bridge.Config {
+	return bridge.Config{Prefix: qe.SubjectPrefix, Token: token, HMACSecret: []byte(secret),
+		CORSOrigins: be.BridgeCORS, Logger: log, CreateStreams: true}
 }
 
 var serveBridge *bridge.Bridge
@@ -127,8 +131,7 @@ func runBridge(args []string) int {
 	}
 	defer nc.Drain()
 	js, _ := jsFor(nc)
-	b, err := bridge.New(js, bridge.Config{Prefix: qe.SubjectPrefix, Token: be.BridgeToken, HMACSecret: []byte(be.BridgeSecret),
-		CORSOrigins: be.BridgeCORS, Logger: log, CreateStreams: true})
+	b, err := bridge.New(js, bridgeConfig(qe, be, be.BridgeToken, be.BridgeSecret, log))
 	if err != nil {
 		log.Error().Err(err).Msg("bridge")
 		return exitSystem

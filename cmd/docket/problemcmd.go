@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/docketjudge/docket/worker"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"os"
 	"path/filepath"
@@ -183,15 +184,9 @@ func runProblemPush(args []string) int {
 		fmt.Fprintln(os.Stderr, "docket problem push DIR...")
 		return exitUsage
 	}
-	qe, err := loadQueueEnv()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket problem push:", err)
-		return exitUsage
-	}
-	nc, err := qe.connect("docket-problem")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket problem push:", err)
-		return exitSystem
+	qe, nc, code := dialNATS("docket problem push")
+	if nc == nil {
+		return code
 	}
 	defer nc.Close()
 	js, _ := jsFor(nc)
@@ -218,15 +213,9 @@ func runProblemPush(args []string) int {
 }
 
 func runProblemList(args []string) int {
-	qe, err := loadQueueEnv()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket problem list:", err)
-		return exitUsage
-	}
-	nc, err := qe.connect("docket-problem")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket problem list:", err)
-		return exitSystem
+	_, nc, code := dialNATS("docket problem list")
+	if nc == nil {
+		return code
 	}
 	defer nc.Close()
 	js, _ := jsFor(nc)
@@ -246,4 +235,20 @@ func runProblemList(args []string) int {
 		fmt.Printf("%-24s %-32s %8d bytes  %s  %s\n", o.Name, o.Description, o.Size, o.Metadata["problem_digest"], o.ModTime.Format(time.RFC3339))
 	}
 	return exitOK
+}
+
+// dialNATS loads the queue configuration and connects, reporting a
+// failure as cmd's and returning the exit code for it.
+func dialNATS(cmd string) (queueEnv, *nats.Conn, int) {
+	qe, err := loadQueueEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, cmd+":", err)
+		return qe, nil, exitUsage
+	}
+	nc, err := qe.connect(strings.ReplaceAll(cmd, " ", "-"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, cmd+":", err)
+		return qe, nil, exitSystem
+	}
+	return qe, nc, exitOK
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/docketjudge/docket/worker"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/rs/zerolog"
@@ -177,11 +178,7 @@ func startEmbedded(dataDir, listen string, log zerolog.Logger) (*server.Server, 
 
 // pushAll pushes every package under dir; a broken one is logged and
 // skipped, the others still served.
-func pushAll(ctx context.Context, js interface{}, dir string, log zerolog.Logger) {
-	jsx, ok := js.(jetstreamJS)
-	if !ok {
-		return
-	}
+func pushAll(ctx context.Context, js jetstream.JetStream, dir string, log zerolog.Logger) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		log.Warn().Err(err).Str("dir", dir).Msg("no problems pushed")
@@ -192,7 +189,7 @@ func pushAll(ctx context.Context, js interface{}, dir string, log zerolog.Logger
 		if _, err := os.Stat(filepath.Join(pd, "problem.yaml")); err != nil {
 			continue
 		}
-		p, _, err := worker.Push(ctx, jsx, pd)
+		p, _, err := worker.Push(ctx, js, pd)
 		if err != nil {
 			log.Error().Err(err).Str("problem", e.Name()).Msg("problem not pushed")
 			continue

@@ -12,8 +12,6 @@ import (
 	"time"
 )
 
-// userHZ is the tick of cpuacct.stat (USER_HZ is 100 on every Linux ABI).
-const userHZ = 100
 
 // v1Manager: one directory per controller, each beneath docket's own
 // cgroup in that controller's hierarchy (own cgroups differ per controller
