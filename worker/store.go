@@ -179,6 +179,10 @@ type Cache struct {
 	Dir      string
 	MaxBytes int64
 	mu       sync.Mutex
+	// loaded keeps packages this process has loaded, by object digest, so
+	// a job does not re-read and re-hash an unchanged package.
+	loadedMu sync.Mutex
+	loaded   map[string]*problem.Problem
 }
 
 // Get returns the loaded problem for id, fetching it from the store if
@@ -201,9 +205,15 @@ func (c *Cache) Get(ctx context.Context, js jetstream.JetStream, id, wantDigest 
 	}
 	key := digestKey(info.Digest)
 	dir := filepath.Join(c.Dir, key, id)
+	if p := c.remembered(key); p != nil {
+		if _, err := os.Stat(filepath.Join(dir, "problem.yaml")); err == nil {
+			touch(filepath.Join(c.Dir, key))
+			return p, nil
+		}
+	}
 	if p, err := problem.Load(dir); err == nil {
 		touch(filepath.Join(c.Dir, key))
-		return p, nil
+		return c.remember(key, p), nil
 	}
 	unlock, err := c.lock(key)
 	if err != nil {
@@ -211,7 +221,7 @@ func (c *Cache) Get(ctx context.Context, js jetstream.JetStream, id, wantDigest 
 	}
 	defer unlock()
 	if p, err := problem.Load(dir); err == nil { // another process fetched it meanwhile
-		return p, nil
+		return c.remember(key, p), nil
 	}
 	res, err := obs.Get(ctx, id)
 	if err != nil {
@@ -235,7 +245,27 @@ func (c *Cache) Get(ctx context.Context, js jetstream.JetStream, id, wantDigest 
 		return nil, fmt.Errorf("problem cache: %w", err)
 	}
 	c.evict(key)
-	return problem.Load(dir)
+	p, err := problem.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	return c.remember(key, p), nil
+}
+
+func (c *Cache) remembered(key string) *problem.Problem {
+	c.loadedMu.Lock()
+	defer c.loadedMu.Unlock()
+	return c.loaded[key]
+}
+
+func (c *Cache) remember(key string, p *problem.Problem) *problem.Problem {
+	c.loadedMu.Lock()
+	defer c.loadedMu.Unlock()
+	if c.loaded == nil {
+		c.loaded = map[string]*problem.Problem{}
+	}
+	c.loaded[key] = p
+	return p
 }
 
 func digestKey(d string) string {
@@ -300,6 +330,9 @@ func (c *Cache) evict(keep string) {
 		}
 		if unlock, err := c.lock(e.name); err == nil {
 			os.RemoveAll(filepath.Join(c.Dir, e.name))
+			c.loadedMu.Lock()
+			delete(c.loaded, e.name)
+			c.loadedMu.Unlock()
 			unlock()
 			total -= e.size
 		}
