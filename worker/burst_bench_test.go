@@ -25,7 +25,7 @@ import (
 // share shows), judges them with 2 in-process workers against an embedded
 // JetStream server, and compares the end-to-end rate with the bare
 // pipeline's (the same submissions judged by verdict.Judge on 2 slots, no
-// NATS). DOCKET_BENCH_BURST sets the burst size (default 500; make bench
+// NATS), half before the burst and half after it. DOCKET_BENCH_BURST sets the burst size (default 500; make bench
 // uses 10000). Reported: publish rate, end-to-end and bare rates and their
 // ratio, latency percentiles, none lost or duplicated.
 func BenchmarkBurst(b *testing.B) {
@@ -62,24 +62,33 @@ func BenchmarkBurst(b *testing.B) {
 		for k := 0; k < 10; k++ {
 			judges[k%2].Judge(context.Background(), p, verdict.Submission{ID: "warm", Language: "python3", Files: map[string][]byte{"main.py": []byte(files["main.py"])}}, verdict.Options{})
 		}
-		bareStart := time.Now()
-		var wg sync.WaitGroup
+		// bare judges count submissions on the 2 slots and returns the time
+		// it took. It runs before and after the queue's burst, half the
+		// count each time, so that drift in the machine's load (it is
+		// shared) weighs on both sides alike.
 		per := n / 2
-		for i := range judges {
-			wg.Add(1)
-			go func(j *verdict.Judge) {
-				defer wg.Done()
-				for k := 0; k < per; k++ {
-					sub := verdict.Submission{ID: "bare", Language: "python3", Files: map[string][]byte{"main.py": []byte(files["main.py"])}}
-					if r := j.Judge(context.Background(), p, sub, verdict.Options{}); r.Verdict != verdict.AC {
-						b.Errorf("bare: %s %s", r.Verdict, r.Error)
-						return
+		bareJudged := 0
+		bare := func(count int) time.Duration {
+			bareJudged += count / 2 * 2
+			start := time.Now()
+			var wg sync.WaitGroup
+			for i := range judges {
+				wg.Add(1)
+				go func(j *verdict.Judge) {
+					defer wg.Done()
+					for k := 0; k < count/2; k++ {
+						sub := verdict.Submission{ID: "bare", Language: "python3", Files: map[string][]byte{"main.py": []byte(files["main.py"])}}
+						if r := j.Judge(context.Background(), p, sub, verdict.Options{}); r.Verdict != verdict.AC {
+							b.Errorf("bare: %s %s", r.Verdict, r.Error)
+							return
+						}
 					}
-				}
-			}(judges[i])
+				}(judges[i])
+			}
+			wg.Wait()
+			return time.Since(start)
 		}
-		wg.Wait()
-		bareRate := float64(2*per) / time.Since(bareStart).Seconds()
+		bareTime := bare(per)
 
 		// Through the queue.
 		ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: b.TempDir(), NoSigs: true, NoLog: true})
@@ -160,6 +169,8 @@ func BenchmarkBurst(b *testing.B) {
 		}
 		nc.Close()
 		ns.Shutdown()
+		bareTime += bare(per)
+		bareRate := float64(bareJudged) / bareTime.Seconds()
 		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 		pct := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Milliseconds()) }
 		b.ReportMetric(pubRate, "published/s")

@@ -264,7 +264,11 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 		msg.Nak()
 		return
 	}
-	if err := msg.DoubleAck(context.Background()); err != nil {
+	// A plain ack, not a confirmed one: the result is already stored, so
+	// an ack lost on the way only causes a redelivery, which finds the
+	// stored result and is acked without judging again. Waiting for the
+	// confirmation would idle the slot for a round trip on every job.
+	if err := msg.Ack(); err != nil {
 		log.Warn().Err(err).Msg("ack failed (the result is stored; a redelivery will be acked)")
 	}
 	m.judged(string(res.Verdict), job.Language)
