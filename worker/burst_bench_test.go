@@ -25,8 +25,8 @@ import (
 // share shows), judges them with 2 in-process workers against an embedded
 // JetStream server, and compares the end-to-end rate with the bare
 // pipeline's (the same submissions judged by verdict.Judge on 2 slots, no
-// NATS), half before the burst and half after it. DOCKET_BENCH_BURST sets the burst size (default 500; make bench
-// uses 10000). Reported: publish rate, end-to-end and bare rates and their
+// NATS), measured in slices alternating with the queue's. DOCKET_BENCH_BURST
+// sets the burst size (default 500; make bench uses 10000). Reported: publish rate, end-to-end and bare rates and their
 // ratio, latency percentiles, none lost or duplicated.
 func BenchmarkBurst(b *testing.B) {
 	if os.Geteuid() != 0 {
@@ -62,11 +62,10 @@ func BenchmarkBurst(b *testing.B) {
 		for k := 0; k < 10; k++ {
 			judges[k%2].Judge(context.Background(), p, verdict.Submission{ID: "warm", Language: "python3", Files: map[string][]byte{"main.py": []byte(files["main.py"])}}, verdict.Options{})
 		}
-		// bare judges count submissions on the 2 slots and returns the time
-		// it took. It runs before and after the queue's burst, half the
-		// count each time, so that drift in the machine's load (it is
-		// shared) weighs on both sides alike.
+		// bare judges count submissions on the 2 slots, as verdict.Judge
+		// does without any queue, and returns the time it took.
 		per := n / 2
+		total := 2 * per
 		bareJudged := 0
 		bare := func(count int) time.Duration {
 			bareJudged += count / 2 * 2
@@ -88,9 +87,7 @@ func BenchmarkBurst(b *testing.B) {
 			wg.Wait()
 			return time.Since(start)
 		}
-		bareTime := bare(per)
 
-		// Through the queue.
 		ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: b.TempDir(), NoSigs: true, NoLog: true})
 		if err != nil {
 			b.Fatal(err)
@@ -105,9 +102,10 @@ func BenchmarkBurst(b *testing.B) {
 		if err := EnsureStreams(ctx, js, StreamOptions{}); err != nil {
 			b.Fatal(err)
 		}
-		pubAt := make(map[string]time.Time, n)
+		// The whole burst is queued first.
+		pubAt := make(map[string]time.Time, total)
 		pubStart := time.Now()
-		for k := 0; k < 2*per; k++ {
+		for k := 0; k < total; k++ {
 			id := fmt.Sprintf("burst-%d", k)
 			body, _ := json.Marshal(Job{V: 1, SubmissionID: id, InlineProblem: inline, Language: "python3", Files: files})
 			pubAt[id] = time.Now()
@@ -116,61 +114,103 @@ func BenchmarkBurst(b *testing.B) {
 			}
 		}
 		<-js.PublishAsyncComplete()
-		pubRate := float64(2*per) / time.Since(pubStart).Seconds()
-		// Results are watched live.
-		results := make(chan *nats.Msg, 2*per)
+		pubRate := float64(total) / time.Since(pubStart).Seconds()
+		results := make(chan *nats.Msg, total)
 		sub, _ := nc.ChanSubscribe("docket.results.>", results)
-		runStart := time.Now()
-		var wwg sync.WaitGroup
-		for i, j := range judges {
-			wnc, _ := nats.Connect("", nats.InProcessServer(ns))
-			w, err := New(ctx, wnc, j, Config{Name: fmt.Sprintf("w%d", i), EnsureInfra: true, CacheDir: b.TempDir(), InlineDir: b.TempDir(), Logger: zerolog.Nop()})
+		rs, _ := js.Stream(context.Background(), ResultsStream)
+		stored := func() int {
+			info, err := rs.Info(context.Background())
 			if err != nil {
 				b.Fatal(err)
 			}
-			wwg.Add(1)
-			go func() { defer wwg.Done(); w.Run(ctx); wnc.Close() }()
+			return int(info.State.Msgs)
 		}
+
+		// Then the burst is judged in rounds, each a slice of the bare
+		// pipeline followed by a slice of the queue with 2 workers started
+		// afresh, so that drift in the shared machine's load weighs on
+		// both sides alike. A round's queue time runs from the workers'
+		// start until they have stopped, their last job stored.
 		seen := map[string]int{}
 		var lat []time.Duration
-		timeout := time.After(time.Duration(2*per) * 200 * time.Millisecond)
-	loop:
-		for len(seen) < 2*per {
-			select {
-			case m := <-results:
-				var r verdict.Result
-				json.Unmarshal(m.Data, &r)
-				seen[r.SubmissionID]++
-				if seen[r.SubmissionID] == 1 {
-					lat = append(lat, time.Since(pubAt[r.SubmissionID]))
-				}
-				if r.Verdict != verdict.AC {
-					b.Errorf("%s: %s %s", r.SubmissionID, r.Verdict, r.Error)
-				}
-			case <-timeout:
-				break loop
+		var queueTime, paused time.Duration
+		var lastResult time.Time
+		receive := func(r *verdict.Result) {
+			lastResult = time.Now()
+			seen[r.SubmissionID]++
+			if seen[r.SubmissionID] == 1 {
+				// Time spent in the bare slices is not the queue's.
+				lat = append(lat, time.Since(pubAt[r.SubmissionID])-paused)
+			}
+			if r.Verdict != verdict.AC {
+				b.Errorf("%s: %s %s", r.SubmissionID, r.Verdict, r.Error)
 			}
 		}
-		e2eRate := float64(len(seen)) / time.Since(runStart).Seconds()
+		chunk := max(total/10, 2)
+		deadline := time.Now().Add(time.Duration(total) * 400 * time.Millisecond)
+		for round := 0; stored() < total && time.Now().Before(deadline); round++ {
+			d := bare(chunk)
+			paused += d
+			rctx, rcancel := context.WithCancel(ctx)
+			start := time.Now()
+			var wwg sync.WaitGroup
+			for i, j := range judges {
+				wnc, _ := nats.Connect("", nats.InProcessServer(ns))
+				w, err := New(rctx, wnc, j, Config{Name: fmt.Sprintf("w%d", i), EnsureInfra: round == 0, CacheDir: b.TempDir(), InlineDir: b.TempDir(), Logger: zerolog.Nop()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				wwg.Add(1)
+				go func() { defer wwg.Done(); w.Run(rctx); wnc.Close() }()
+			}
+			target := min(stored()+chunk, total)
+		wait:
+			for len(seen) < target && time.Now().Before(deadline) {
+				select {
+				case m := <-results:
+					var r verdict.Result
+					json.Unmarshal(m.Data, &r)
+					receive(&r)
+				case <-time.After(time.Second):
+					if stored() >= target {
+						break wait
+					}
+				}
+			}
+			rcancel()
+			wwg.Wait()
+			// The round ends with its last result: a worker stopping on an
+			// empty queue waits out its pull request, which is idle time.
+			for len(seen) < stored() {
+				select {
+				case m := <-results:
+					var r verdict.Result
+					json.Unmarshal(m.Data, &r)
+					receive(&r)
+				case <-time.After(5 * time.Second):
+					b.Fatalf("only %d of %d stored results reached the subscriber", len(seen), stored())
+				}
+			}
+			queueTime += lastResult.Sub(start)
+		}
+		queueJudged := stored()
+		e2eRate := float64(queueJudged) / queueTime.Seconds()
+		b.Logf("through the queue: %d in %v; bare: %d in %v", queueJudged, queueTime, bareJudged, paused)
+		bareRate := float64(bareJudged) / paused.Seconds()
 		cancel()
-		wwg.Wait()
 		sub.Unsubscribe()
 		// Exactly one stored result per submission.
-		rs, _ := js.Stream(context.Background(), ResultsStream)
-		info, _ := rs.Info(context.Background())
 		dups := 0
 		for _, c := range seen {
 			if c > 1 {
 				dups++
 			}
 		}
-		if len(seen) != 2*per || info.State.Msgs != uint64(2*per) || dups != 0 {
-			b.Errorf("lost or duplicated: %d results seen of %d, %d stored, %d duplicated", len(seen), 2*per, info.State.Msgs, dups)
+		if len(seen) != total || queueJudged != total || dups != 0 {
+			b.Errorf("lost or duplicated: %d results seen of %d, %d stored, %d duplicated", len(seen), total, queueJudged, dups)
 		}
 		nc.Close()
 		ns.Shutdown()
-		bareTime += bare(per)
-		bareRate := float64(bareJudged) / bareTime.Seconds()
 		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 		pct := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Milliseconds()) }
 		b.ReportMetric(pubRate, "published/s")

@@ -58,7 +58,7 @@ func (c *Config) defaults() {
 		c.Grace = 30 * time.Second
 	}
 	if c.FetchWait <= 0 {
-		c.FetchWait = 5 * time.Second
+		c.FetchWait = 2 * time.Second
 	}
 	if c.Name == "" {
 		h, _ := os.Hostname()
@@ -126,9 +126,18 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer w.ready.Store(false)
 	log.Info().Str("queue", w.cfg.Queue).Str("consumer", ConsumerName(w.cfg.Queue)).Msg("worker fetching")
 	for ctx.Err() == nil {
-		fctx, cancel := context.WithTimeout(ctx, w.cfg.FetchWait)
+		// The pull request is not cut short by ctx: the server may already
+		// have handed a job to it, and a job sent to an inbox nobody reads
+		// any more waits out the whole AckWait before another worker gets
+		// it. So a stopping worker lets its last request expire (at most
+		// FetchWait) and gives back what it brought.
+		fctx, cancel := context.WithTimeout(context.Background(), w.cfg.FetchWait)
 		msg, err := w.cons.Next(jetstream.FetchContext(fctx))
 		cancel()
+		if err == nil && ctx.Err() != nil {
+			msg.Nak()
+			break
+		}
 		if err != nil {
 			if ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, nats.ErrTimeout) {
 				log.Warn().Err(err).Msg("fetch failed; retrying")
