@@ -155,9 +155,11 @@ without a unit, a word where a number belongs) stops the command with exit
 code 2 and names the variable. Durations are Go durations (` + "`30s`" + `,
 ` + "`2m`" + `, ` + "`1h30m`" + `); booleans ` + "`true`/`false`/`1`/`0`" + `; lists comma-separated.
 
-"Commands" names the commands that act on a variable. Every command in a
-section's first line parses the whole section, so a malformed value there
-fails it even where the variable is unused.
+"Commands" names the commands that act on a variable. Every command a
+section's "Read by" line names parses the whole section, so a malformed
+value there fails it even where the variable is unused. The deployment
+artifacts are in [deploy.md](deploy.md), how to run docket in
+[operations.md](operations.md).
 
 `)
 	for _, g := range envGroups {
