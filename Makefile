@@ -7,7 +7,7 @@ PKGS    := ./...
 # The sandbox helper is a cgo constructor when cgo is available.
 export CGO_ENABLED ?= 1
 
-.PHONY: build test bench run deps vet clean check-problems
+.PHONY: build test bench run deps vet clean check-problems docs
 
 build:
 	$(GO) build -o $(BIN) ./cmd/docket
@@ -44,6 +44,11 @@ bench: deps
 # another terminal (README).
 run: deps build
 	./$(BIN) serve
+
+# The configuration reference, generated from the configuration structs;
+# a test in cmd/docket fails when docs/config.md differs from it.
+docs: build
+	./$(BIN) config reference > docs/config.md.tmp && mv docs/config.md.tmp docs/config.md
 
 # Judge every example problem's own submissions (also part of go test).
 check-problems: build

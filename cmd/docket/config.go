@@ -11,7 +11,7 @@ import (
 
 // sandboxEnv is the sandbox's part of the configuration (DOCKET_*).
 type sandboxEnv struct {
-	SandboxDir      string `envconfig:"SANDBOX_DIR" desc:"state directory: slot locks, new-root mount point, temporary boxes (default /run/docket as root)"`
+	SandboxDir      string `envconfig:"SANDBOX_DIR" desc:"state directory: slot locks, new-root mount point, temporary boxes (default /run/docket as root, $TMPDIR/docket-<uid> otherwise)"`
 	SandboxUIDBase  int    `envconfig:"SANDBOX_UID_BASE" default:"61000" desc:"first sandbox uid; slot N uses BASE+2N (targets) and BASE+2N+1 (checkers, interactors)"`
 	CgroupParent    string `envconfig:"CGROUP_PARENT" desc:"create run cgroups beneath this cgroup path (default: beneath docket's own cgroup)"`
 	CgroupVersion   int    `envconfig:"CGROUP_VERSION" default:"0" desc:"force cgroup v1 or v2 (0: auto)"`

@@ -16,7 +16,7 @@ import (
 type langsEnv struct {
 	LangsFile string `envconfig:"LANGS_FILE" desc:"YAML file adding or overriding languages (see docs/languages.md)"`
 	WorkDir   string `envconfig:"WORK_DIR" desc:"where submissions are built and run while judged (default $TMPDIR/docket-work)"`
-	CacheDir  string `envconfig:"CACHE_DIR" desc:"compiled checkers and interactors, per package digest (default $TMPDIR/docket-cache)"`
+	CacheDir  string `envconfig:"CACHE_DIR" desc:"compiled checkers and interactors, per package digest, and (docket worker) unpacked problem packages under problems/ (default $TMPDIR/docket-cache)"`
 }
 
 func loadCatalog() (*langs.Catalog, langsEnv, error) {
