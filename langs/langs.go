@@ -180,6 +180,9 @@ func (l *Language) validate() error {
 	if l.TimeMultiplier < 0 {
 		return fmt.Errorf("language %s: negative time_multiplier", l.ID)
 	}
+	if l.TimeMultiplier == 0 {
+		l.TimeMultiplier = 1 // unset: the problem's limit as is
+	}
 	return nil
 }
 

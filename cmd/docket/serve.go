@@ -60,6 +60,12 @@ func runServe(args []string) int {
 		return exitUsage
 	}
 	log := qe.logger("serve")
+	if qe.Replicas != 1 {
+		// The embedded server is one node: JetStream refuses replicated
+		// streams there (err_code 10074), so serve keeps one copy.
+		log.Warn().Int("DOCKET_REPLICAS", qe.Replicas).Msg("docket serve runs one embedded NATS node: streams keep 1 replica")
+		qe.Replicas = 1
+	}
 	ns, err := startEmbedded(*data, se.NatsListen, log)
 	if err != nil {
 		log.Error().Err(err).Msg("embedded NATS")
@@ -93,7 +99,7 @@ func runServe(args []string) int {
 			return exitSystem
 		}
 		defer wnc.Drain()
-		w, release, err := startWorker(ctx, wnc, qe, metrics, log.With().Str("component", "worker").Logger())
+		w, release, err := startWorker(ctx, wnc, qe, metrics, qe.logger("worker"))
 		if err != nil {
 			log.Error().Err(err).Msg("worker cannot start")
 			return exitSystem
