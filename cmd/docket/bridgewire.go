@@ -27,11 +27,14 @@ func init() {
 
 // bridgeEnv is the bridge's configuration.
 type bridgeEnv struct {
-	BridgeAddr   string   `envconfig:"BRIDGE_ADDR" default:"127.0.0.1:8080" desc:"bridge listener"`
-	BridgeToken  string   `envconfig:"BRIDGE_TOKEN" desc:"operator bearer token (docket serve: generated in DATA_DIR/bridge-token when unset)"`
-	BridgeSecret string   `envconfig:"BRIDGE_HMAC_SECRET" desc:"secret of per-submission tokens (docket serve: generated in DATA_DIR/bridge-hmac-secret when unset)"`
-	BridgeCORS   []string `envconfig:"BRIDGE_CORS_ORIGINS" desc:"origins allowed to read cross-origin, comma-separated (* for any)"`
-	DataDir      string   `envconfig:"DATA_DIR" default:"./.docket" desc:"docket serve's data directory (where generated bridge secrets live)"`
+	BridgeAddr   string        `envconfig:"BRIDGE_ADDR" default:"127.0.0.1:8080" desc:"bridge listener"`
+	BridgeToken  string        `envconfig:"BRIDGE_TOKEN" desc:"operator bearer token (docket serve: generated in DATA_DIR/bridge-token when unset)"`
+	BridgeSecret string        `envconfig:"BRIDGE_HMAC_SECRET" desc:"secret of per-submission tokens (docket serve: generated in DATA_DIR/bridge-hmac-secret when unset)"`
+	BridgeCORS   []string      `envconfig:"BRIDGE_CORS_ORIGINS" desc:"origins allowed to read cross-origin, comma-separated (* for any)"`
+	DataDir      string        `envconfig:"DATA_DIR" default:"./.docket" desc:"docket serve's data directory (where generated bridge secrets live)"`
+	MaxConns     int           `envconfig:"BRIDGE_MAX_CONNS" default:"1024" desc:"concurrent event streams in total; more get 429"`
+	MaxPerClient int           `envconfig:"BRIDGE_MAX_CONNS_PER_CLIENT" default:"8" desc:"concurrent event streams per client address; more get 429"`
+	Heartbeat    time.Duration `envconfig:"BRIDGE_HEARTBEAT" default:"15s" desc:"interval of the SSE heartbeat comment"`
 }
 
 // secretFile returns the value, or the content of a file in dir, created
@@ -69,7 +72,8 @@ func newBridge(js jetstream.JetStream, qe queueEnv, be bridgeEnv, dataDir string
 // the operator token and HMAC secret given.
 func bridgeConfig(qe queueEnv, be bridgeEnv, token, secret string, log zerolog.Logger) bridge.Config {
 	return bridge.Config{Prefix: qe.SubjectPrefix, Token: token, HMACSecret: []byte(secret),
-		CORSOrigins: be.BridgeCORS, Logger: log, CreateStreams: true}
+		CORSOrigins: be.BridgeCORS, Logger: log, CreateStreams: true,
+		MaxConns: be.MaxConns, MaxConnsPerClient: be.MaxPerClient, Heartbeat: be.Heartbeat}
 }
 
 var serveBridge *bridge.Bridge

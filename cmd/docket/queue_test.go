@@ -417,7 +417,7 @@ func TestServeEndToEndSSE(t *testing.T) {
 	port, web := freePort(t), "127.0.0.1:"+freePort(t)
 	env := append(os.Environ(), "DOCKET_NATS_LISTEN=127.0.0.1:"+port, "DOCKET_BRIDGE_ADDR="+web,
 		"DOCKET_NATS_URL=nats://127.0.0.1:"+port, "DOCKET_SANDBOX_DIR="+t.TempDir(), "DOCKET_CACHE_DIR="+t.TempDir(),
-		"DOCKET_METRICS_ADDR=", "DOCKET_DATA_DIR="+data)
+		"DOCKET_METRICS_ADDR=", "DOCKET_DATA_DIR="+data, "DOCKET_BRIDGE_MAX_CONNS_PER_CLIENT=1")
 	cmd := exec.Command(bin, "serve", "--data", data, "--problems", "../../problems")
 	cmd.Env = env
 	logf, _ := os.Create(t.TempDir() + "/serve.log")
@@ -481,6 +481,25 @@ func TestServeEndToEndSSE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// DOCKET_BRIDGE_MAX_CONNS_PER_CLIENT=1: while one stream of this client
+	// is open (a submission that never starts keeps it waiting), a second
+	// one is refused.
+	held, _ := http.NewRequest("GET", "http://"+web+"/v1/submissions/never-started/events", nil)
+	held.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+	hctx, hcancel := context.WithCancel(context.Background())
+	hresp, err := http.DefaultClient.Do(held.WithContext(hctx))
+	if err != nil || hresp.StatusCode != 200 {
+		t.Fatalf("first stream: %v %v", err, hresp)
+	}
+	second, _ := http.NewRequest("GET", "http://"+web+"/v1/submissions/sse-1/events", nil)
+	second.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+	if resp, err := http.DefaultClient.Do(second); err != nil || resp.StatusCode != 429 {
+		t.Errorf("second concurrent stream of one client: %v %v, want 429 (DOCKET_BRIDGE_MAX_CONNS_PER_CLIENT=1)", err, resp)
+	} else {
+		resp.Body.Close()
+	}
+	hcancel()
+	hresp.Body.Close()
 	for id, want := range map[string]int{"sse-1": 200, "other": 403} {
 		resp, err := http.Get("http://" + web + "/v1/submissions/" + id + "?token=" + strings.TrimSpace(string(st)))
 		if err != nil || resp.StatusCode != want {
