@@ -66,6 +66,19 @@ func (c *Config) defaults() {
 	}
 }
 
+// heartbeat is the interval of InProgress while a job is judged: a third of
+// the shortest ack deadline the server may apply. With BackOff set, the
+// server's deadline for the Nth delivery is BackOff[N-1], not AckWait.
+func (c *Config) heartbeat() time.Duration {
+	d := c.AckWait
+	for _, b := range c.BackOff {
+		if b > 0 && b < d {
+			d = b
+		}
+	}
+	return d / 3
+}
+
 // Worker pulls jobs one at a time and judges them.
 type Worker struct {
 	cfg    Config
@@ -210,7 +223,7 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 	// Heartbeats keep the job ours while it is judged.
 	hbDone := make(chan struct{})
 	go func() {
-		t := time.NewTicker(w.cfg.AckWait / 3)
+		t := time.NewTicker(w.cfg.heartbeat())
 		defer t.Stop()
 		for {
 			select {

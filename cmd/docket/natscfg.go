@@ -16,22 +16,23 @@ import (
 
 // queueEnv is the queue side's configuration (DOCKET_*).
 type queueEnv struct {
-	NatsURL       string        `envconfig:"NATS_URL" default:"nats://127.0.0.1:4222" desc:"NATS server URL(s), comma-separated"`
-	NatsCreds     string        `envconfig:"NATS_CREDS" desc:"NATS credentials file"`
-	NatsToken     string        `envconfig:"NATS_TOKEN" desc:"NATS auth token"`
-	NatsTLSCA     string        `envconfig:"NATS_TLS_CA" desc:"CA certificate for the NATS server"`
-	NatsTLSCert   string        `envconfig:"NATS_TLS_CERT" desc:"client certificate for NATS"`
-	NatsTLSKey    string        `envconfig:"NATS_TLS_KEY" desc:"client key for NATS"`
-	SubjectPrefix string        `envconfig:"SUBJECT_PREFIX" default:"docket" desc:"prefix of every subject"`
-	Queue         string        `envconfig:"QUEUE" default:"default" desc:"queue this worker takes jobs from (docket.jobs.<queue>)"`
-	AckWait       time.Duration `envconfig:"ACK_WAIT" default:"30s" desc:"time before an unacknowledged job is redelivered; heartbeats every third of it"`
-	MaxDeliver    int           `envconfig:"MAX_DELIVER" default:"5" desc:"deliveries before a job gets a final SE result"`
-	Replicas      int           `envconfig:"REPLICAS" default:"1" desc:"stream replicas: 1 on one server, 3 on a cluster"`
-	Grace         time.Duration `envconfig:"GRACE" default:"30s" desc:"SIGTERM: time to finish the current job before giving it back"`
-	MetricsAddr   string        `envconfig:"METRICS_ADDR" default:"127.0.0.1:9090" desc:"worker /metrics, /livez, /readyz (empty: off)"`
-	MaxSource     int           `envconfig:"MAX_SOURCE_BYTES" default:"1048576" desc:"largest submission (all files) accepted"`
-	CacheBytes    int64         `envconfig:"PROBLEM_CACHE_BYTES" default:"4294967296" desc:"size bound of the unpacked problem cache"`
-	LogLevel      string        `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn, error"`
+	NatsURL       string          `envconfig:"NATS_URL" default:"nats://127.0.0.1:4222" desc:"NATS server URL(s), comma-separated"`
+	NatsCreds     string          `envconfig:"NATS_CREDS" desc:"NATS credentials file"`
+	NatsToken     string          `envconfig:"NATS_TOKEN" desc:"NATS auth token"`
+	NatsTLSCA     string          `envconfig:"NATS_TLS_CA" desc:"CA certificate for the NATS server"`
+	NatsTLSCert   string          `envconfig:"NATS_TLS_CERT" desc:"client certificate for NATS"`
+	NatsTLSKey    string          `envconfig:"NATS_TLS_KEY" desc:"client key for NATS"`
+	SubjectPrefix string          `envconfig:"SUBJECT_PREFIX" default:"docket" desc:"prefix of every subject"`
+	Queue         string          `envconfig:"QUEUE" default:"default" desc:"queue this worker takes jobs from (docket.jobs.<queue>)"`
+	AckWait       time.Duration   `envconfig:"ACK_WAIT" default:"30s" desc:"time before an unacknowledged job is redelivered; heartbeats every third of it"`
+	MaxDeliver    int             `envconfig:"MAX_DELIVER" default:"5" desc:"deliveries before a job gets a final SE result"`
+	BackOff       []time.Duration `envconfig:"BACKOFF" desc:"redelivery delays after the 1st, 2nd, ... unacknowledged delivery, comma-separated (e.g. 10s,30s,2m; at most MAX_DELIVER entries); when set the server uses them in place of ACK_WAIT"`
+	Replicas      int             `envconfig:"REPLICAS" default:"1" desc:"stream replicas: 1 on one server, 3 on a cluster"`
+	Grace         time.Duration   `envconfig:"GRACE" default:"30s" desc:"SIGTERM: time to finish the current job before giving it back"`
+	MetricsAddr   string          `envconfig:"METRICS_ADDR" default:"127.0.0.1:9090" desc:"worker /metrics, /livez, /readyz (empty: off)"`
+	MaxSource     int             `envconfig:"MAX_SOURCE_BYTES" default:"1048576" desc:"largest submission (all files) accepted"`
+	CacheBytes    int64           `envconfig:"PROBLEM_CACHE_BYTES" default:"4294967296" desc:"size bound of the unpacked problem cache"`
+	LogLevel      string          `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn, error"`
 }
 
 func loadQueueEnv() (queueEnv, error) {

@@ -84,7 +84,7 @@ func startWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, m *worker.Metr
 	name, _ := os.Hostname()
 	cfg := worker.Config{
 		Name: fmt.Sprintf("%s-%d-s%d", name, os.Getpid(), j.Slot.N), Prefix: qe.SubjectPrefix, Queue: qe.Queue,
-		AckWait: qe.AckWait, MaxDeliver: qe.MaxDeliver, Replicas: qe.Replicas, MaxSource: qe.MaxSource,
+		AckWait: qe.AckWait, MaxDeliver: qe.MaxDeliver, BackOff: qe.BackOff, Replicas: qe.Replicas, MaxSource: qe.MaxSource,
 		Grace: qe.Grace, CacheDir: filepath.Join(cache, "problems"), CacheBytes: qe.CacheBytes,
 		InlineDir: os.TempDir(), Logger: log.With().Int("slot", j.Slot.N).Logger(), Metrics: m, EnsureInfra: true,
 	}
