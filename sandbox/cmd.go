@@ -290,6 +290,11 @@ func (c *Cmd) Start() (err error) {
 		err = proc.Start()
 		if err != nil {
 			closeAll(childFiles)
+			if flags != 0 {
+				// The host may have changed its policy since the cached
+				// probe: the next Sandbox probes again.
+				forgetProbe(c.Slot.sb.cfg.StateDir)
+			}
 			return &SetupError{"start helper", err}
 		}
 		// Waited for as an os.Process: every file is an *os.File, so

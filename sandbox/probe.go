@@ -126,15 +126,16 @@ func tryClone(flags uintptr, user bool) error {
 	return cmd.Run()
 }
 
-func probe(cg cgroup.Manager, cgErr error) Capabilities {
+func probe(stateDir string, cg cgroup.Manager, cgErr error) Capabilities {
 	c := Capabilities{Root: os.Geteuid() == 0}
 	add := func(name string, active bool, detail string) {
 		c.Layers = append(c.Layers, Layer{Name: name, Active: active, Detail: detail})
 	}
 	user := !c.Root
+	ns := probeNamespacesCached(stateDir, user)
 	if user {
-		if err := tryClone(0, true); err != nil {
-			add("namespace:user", false, "user namespace refused: "+err.Error()+
+		if ns.UserErr != "" {
+			add("namespace:user", false, "user namespace refused: "+ns.UserErr+
 				" (Ubuntu: kernel.apparmor_restrict_unprivileged_userns=1?)")
 		} else {
 			c.UserNS = true
@@ -142,31 +143,17 @@ func probe(cg cgroup.Manager, cgErr error) Capabilities {
 		}
 	}
 	canNS := c.Root || c.UserNS
-	// One clone with every namespace usually settles it; only when the host
-	// refuses it is each namespace tried on its own.
-	var all uintptr
-	for _, ns := range namespaceFlags {
-		all |= ns.flag
-	}
-	allOK := canNS && tryClone(all, user) == nil
-	for _, ns := range namespaceFlags {
-		if !canNS {
-			add("namespace:"+ns.name, false, "no privilege to create namespaces")
-			continue
+	for _, n := range namespaceFlags {
+		switch why, tried := ns.Refused[n.name]; {
+		case !canNS:
+			add("namespace:"+n.name, false, "no privilege to create namespaces")
+		case tried && why != "":
+			add("namespace:"+n.name, false, why)
+		default:
+			c.Namespaces = append(c.Namespaces, n.name)
+			c.cloneflags |= n.flag
+			add("namespace:"+n.name, true, "")
 		}
-		if allOK {
-			c.Namespaces = append(c.Namespaces, ns.name)
-			c.cloneflags |= ns.flag
-			add("namespace:"+ns.name, true, "")
-			continue
-		}
-		if err := tryClone(ns.flag, user); err != nil {
-			add("namespace:"+ns.name, false, err.Error())
-			continue
-		}
-		c.Namespaces = append(c.Namespaces, ns.name)
-		c.cloneflags |= ns.flag
-		add("namespace:"+ns.name, true, "")
 	}
 	has := func(ns string) bool {
 		for _, n := range c.Namespaces {

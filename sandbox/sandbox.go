@@ -132,7 +132,7 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	var cgErr error
 	s.cg, cgErr = cgroup.Open(cgroup.Options{Version: cgroup.Version(cfg.CgroupVersion), Parent: cfg.CgroupParent})
-	s.caps = probe(s.cg, cgErr)
+	s.caps = probe(cfg.StateDir, s.cg, cgErr)
 	if cfg.DebugLog != "" {
 		s.debug = &debugLog{path: cfg.DebugLog}
 	}

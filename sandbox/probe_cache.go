@@ -1,0 +1,101 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// nsProbe is what the namespace probe found: which namespaces the host
+// lets docket create. Finding out costs clones of the docket binary into
+// new namespaces (and the kernel's teardown of a network namespace), a
+// large share of a one-off command such as `docket exec`; the answer does
+// not change within a boot unless the host's policy does, so it is kept in
+// the state directory (a file of its owner, mode 0600) under a key of the boot, the
+// kernel, the uid and the binary. A stale or forged entry can only make
+// docket weaker in a way it reports (a namespace claimed missing lowers
+// the level, which MinLevel refuses) or fail loudly (a namespace claimed
+// present makes the run's clone fail, and that failure drops the entry).
+type nsProbe struct {
+	Key     string            `json:"key"`
+	UserErr string            `json:"user_error,omitempty"` // not root: why a user namespace was refused
+	Refused map[string]string `json:"refused"`              // namespace name: why it was refused ("" = allowed)
+}
+
+const probeCacheName = "probe-namespaces.json"
+
+// probeKey names the conditions under which a probe result holds.
+func probeKey(user bool) string {
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	var uts unix.Utsname
+	unix.Uname(&uts)
+	exe := ""
+	if fi, err := os.Stat("/proc/self/exe"); err == nil {
+		exe = fmt.Sprintf("%d-%d", fi.Size(), fi.ModTime().UnixNano())
+	}
+	return fmt.Sprintf("%s|%s|uid=%d|user=%v|exe=%s", strings.TrimSpace(string(boot)),
+		unix.ByteSliceToString(uts.Release[:]), os.Geteuid(), user, exe)
+}
+
+// probeNamespacesCached returns the cached probe for this boot, or probes
+// and stores the answer. Without a state directory it always probes.
+func probeNamespacesCached(stateDir string, user bool) nsProbe {
+	key := probeKey(user)
+	path := filepath.Join(stateDir, probeCacheName)
+	if stateDir != "" {
+		var p nsProbe
+		if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &p) == nil && p.Key == key && p.Refused != nil {
+			return p
+		}
+	}
+	p := probeNamespaces(user)
+	p.Key = key
+	if stateDir != "" {
+		if b, err := json.Marshal(p); err == nil {
+			tmp := path + ".tmp" + fmt.Sprint(os.Getpid())
+			if os.WriteFile(tmp, b, 0o600) == nil {
+				os.Rename(tmp, path)
+			}
+		}
+	}
+	return p
+}
+
+// forgetProbe drops the cached probe (a run's clone failed: the host's
+// policy may have changed since).
+func forgetProbe(stateDir string) {
+	if stateDir != "" {
+		os.Remove(filepath.Join(stateDir, probeCacheName))
+	}
+}
+
+// probeNamespaces tries the namespaces for real. One clone with every
+// namespace usually settles it; only when the host refuses it is each
+// namespace tried on its own.
+func probeNamespaces(user bool) nsProbe {
+	p := nsProbe{Refused: map[string]string{}}
+	if user {
+		if err := tryClone(0, true); err != nil {
+			p.UserErr = err.Error()
+			return p
+		}
+	}
+	var all uintptr
+	for _, ns := range namespaceFlags {
+		all |= ns.flag
+	}
+	allOK := tryClone(all, user) == nil
+	for _, ns := range namespaceFlags {
+		p.Refused[ns.name] = ""
+		if !allOK {
+			if err := tryClone(ns.flag, user); err != nil {
+				p.Refused[ns.name] = err.Error()
+			}
+		}
+	}
+	return p
+}
