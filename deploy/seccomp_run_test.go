@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/docketjudge/docket/internal/testguard"
 	seccompbpf "github.com/elastic/go-seccomp-bpf"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 )
@@ -23,11 +24,13 @@ import (
 // container's reduced capabilities (this process keeps root's).
 const runUnderProfile = "DOCKET_DEPLOY_TEST_SECCOMP_EXEC"
 
+// The tests run inside testguard (as the sandbox's own tests do): the
+// enforced test starts docket's real sandbox.
 func TestMain(m *testing.M) {
 	if prof := os.Getenv(runUnderProfile); prof != "" {
 		os.Exit(execUnderProfile(prof, os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	testguard.Main(m)
 }
 
 func execUnderProfile(profile string, argv []string) int {
