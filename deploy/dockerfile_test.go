@@ -1,6 +1,7 @@
 package deploy_test
 
 import (
+	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
@@ -141,6 +142,63 @@ func checkDockerfile(d dockerfile, ignore []string, cat *langs.Catalog) error {
 		ps.addf("deploy/entrypoint.sh is not installed as docket-entrypoint")
 	}
 	return ps.err()
+}
+
+// aptPackages is the runtime stage's apt-get install list.
+func aptPackages(d dockerfile) []string {
+	for _, r := range d.all("RUN") {
+		if _, list, ok := strings.Cut(r, "--no-install-recommends"); ok {
+			var pkgs []string
+			for _, f := range strings.Fields(list) {
+				if f == "&&" {
+					break
+				}
+				pkgs = append(pkgs, f)
+			}
+			return pkgs
+		}
+	}
+	return nil
+}
+
+// TestDockerfilePackagesExist asks this machine's apt index whether every
+// package the runtime image installs exists, when this machine runs the
+// image's Debian release (bookworm, 12): a misspelt or dropped package
+// would otherwise show only at docker build time.
+func TestDockerfilePackagesExist(t *testing.T) {
+	d := parseDockerfile(string(readRepo(t, "deploy/Dockerfile")))
+	if !slices.ContainsFunc(d.all("ARG"), func(a string) bool { return a == "RUNTIME_IMAGE=debian:bookworm-slim" }) {
+		t.Fatal("the runtime image is no longer debian:bookworm-slim: update this test")
+	}
+	rel, err := os.ReadFile("/etc/debian_version")
+	if err != nil || !strings.HasPrefix(string(rel), "12.") {
+		t.Skipf("this machine is not Debian 12 (bookworm) (%q, %v): its apt index says nothing about the image's", rel, err)
+	}
+	if _, err := exec.LookPath("apt-cache"); err != nil {
+		t.Skip("no apt-cache on this Debian machine")
+	}
+	pkgs := aptPackages(d)
+	if len(pkgs) < 8 {
+		t.Fatalf("found only %v in the apt-get install line", pkgs)
+	}
+	// One apt-cache call (each costs about a second); its output has a
+	// "Package:" line per package found. A made-up name must be missing.
+	const bogus = "docket-no-such-package"
+	out, _ := exec.Command("apt-cache", append([]string{"show", "--no-all-versions"}, append(pkgs, bogus)...)...).Output()
+	found := map[string]bool{}
+	for _, l := range strings.Split(string(out), "\n") {
+		if name, ok := strings.CutPrefix(l, "Package: "); ok {
+			found[name] = true
+		}
+	}
+	if found[bogus] || len(found) == 0 {
+		t.Fatalf("apt-cache show found %v: this check cannot tell a missing package", sortedKeys(found))
+	}
+	for _, p := range pkgs {
+		if !found[p] {
+			t.Errorf("package %s: not in this bookworm machine's apt index", p)
+		}
+	}
 }
 
 func readIgnore(t *testing.T) []string {
