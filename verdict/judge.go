@@ -71,7 +71,9 @@ type Observer interface {
 // ValidFileName: a plain name, no path, no NUL, not . or ..
 func ValidFileName(n string) error {
 	if n == "" || n == "." || n == ".." || strings.ContainsAny(n, "/\x00\\") || len(n) > 255 {
-		return fmt.Errorf("invalid file name %q: plain names only", n)
+		// The name is quoted cut short: it came from the job, and the error
+		// goes into a result that must fit in one message.
+		return fmt.Errorf("invalid file name %q (%d bytes): plain names of at most 255 bytes only", truncate(n, 64), len(n))
 	}
 	return nil
 }
