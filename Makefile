@@ -7,7 +7,7 @@ PKGS    := ./...
 # The sandbox helper is a cgo constructor when cgo is available.
 export CGO_ENABLED ?= 1
 
-.PHONY: build test bench run deps vet clean check-problems docs
+.PHONY: build test fuzz bench run deps vet clean check-problems docs
 
 build:
 	$(GO) build -o $(BIN) ./cmd/docket
@@ -29,8 +29,17 @@ vet:
 # -p 1: one package at a time. The judging tests measure CPU and wall
 # time on a 2-core machine; packages running side by side make their
 # timing limits flaky.
+# Then a short run of every fuzz target (scripts/fuzz.sh finds them).
+FUZZTIME_SHORT ?= 2s
 test: deps vet
 	$(GO) test -p 1 -count=1 -timeout 30m $(PKGS)
+	GO=$(GO) scripts/fuzz.sh $(FUZZTIME_SHORT)
+
+# Longer fuzzing, FUZZTIME per target; a failing input is left in the
+# package's testdata/fuzz/ (commit it with the fix, as a regression seed).
+FUZZTIME ?= 60s
+fuzz:
+	GO=$(GO) scripts/fuzz.sh $(FUZZTIME)
 
 # Benchmarks report ratios against a baseline measured in the same run.
 bench: deps

@@ -41,11 +41,18 @@ func lastEventID(r *http.Request) (seq uint64, ok bool, err error) {
 	if v == "" {
 		return 0, false, nil
 	}
-	seq, err = strconv.ParseUint(v, 10, 64)
+	seq, err = parseLastEventID(name, v)
+	return seq, err == nil, err
+}
+
+// parseLastEventID reads a resume point sent as name: the decimal stream
+// sequence the bridge wrote as the SSE id.
+func parseLastEventID(name, v string) (uint64, error) {
+	seq, err := strconv.ParseUint(v, 10, 64)
 	if err != nil {
-		return 0, false, fmt.Errorf("%s must be a stream sequence (a non-negative integer), got %q", name, truncate(v, 40))
+		return 0, fmt.Errorf("%s must be a stream sequence (a non-negative integer), got %q", name, truncate(v, 40))
 	}
-	return seq, true, nil
+	return seq, nil
 }
 
 func truncate(s string, n int) string {

@@ -3,6 +3,7 @@ package verdict
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,7 +72,9 @@ type Observer interface {
 // ValidFileName: a plain name, no path, no NUL, not . or ..
 func ValidFileName(n string) error {
 	if n == "" || n == "." || n == ".." || strings.ContainsAny(n, "/\x00\\") || len(n) > 255 {
-		return fmt.Errorf("invalid file name %q: plain names only", n)
+		// The name is quoted cut short: it came from the job, and the error
+		// goes into a result that must fit in one message.
+		return fmt.Errorf("invalid file name %q (%d bytes): plain names of at most 255 bytes only", truncate(n, 64), len(n))
 	}
 	return nil
 }
@@ -409,7 +412,14 @@ func clamp(x, lo, hi float64) float64 {
 	return x
 }
 
-func round(x float64) float64 { return float64(int64(x*1e6+0.5)) / 1e6 }
+// round keeps six decimals. Beyond 1e9 a float has no such decimals, and
+// x*1e6 could overflow int64 (score.txt may say 1e300): x is kept.
+func round(x float64) float64 {
+	if !(math.Abs(x) < 1e9) {
+		return x
+	}
+	return float64(int64(x*1e6+0.5)) / 1e6
+}
 
 // Prepare compiles the problem's checker and interactor (cached by
 // digest), so that a package whose own programs do not compile is

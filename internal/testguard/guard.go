@@ -28,6 +28,12 @@ const (
 
 // Main runs the tests inside the guard and exits.
 func Main(m interface{ Run() int }) {
+	if os.Getenv(envGuarded) == "1" && fuzzWorker() {
+		// A fuzzing worker, started by the guarded coordinator: it is
+		// inside the guard already, and its fd 3 is the coordinator's
+		// pipe, not the gate.
+		os.Exit(m.Run())
+	}
 	if os.Getenv(envGuarded) == "1" {
 		os.Exit(guardedMain(m))
 	}
@@ -37,6 +43,17 @@ func Main(m interface{ Run() int }) {
 		os.Exit(m.Run())
 	}
 	os.Exit(parent())
+}
+
+// fuzzWorker reports whether this is a `go test -fuzz` worker process
+// (the coordinator starts it with -test.fuzzworker first).
+func fuzzWorker() bool {
+	for _, a := range os.Args[1:] {
+		if a == "-test.fuzzworker" || a == "--test.fuzzworker" || a == "-test.fuzzworker=true" {
+			return true
+		}
+	}
+	return false
 }
 
 // Guarded reports whether the tests run inside the guard.

@@ -150,10 +150,11 @@ func (l *loader) load() *Problem {
 	if p.Limits.Time == 0 {
 		if b, err := os.ReadFile(filepath.Join(l.dir, ".timelimit")); err == nil {
 			secs, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
-			if err != nil || secs <= 0 {
-				l.errorf(".timelimit: %q is not a positive number of seconds", strings.TrimSpace(string(b)))
+			d, derr := seconds(secs)
+			if err != nil || derr != nil {
+				l.errorf(".timelimit: %q is not a positive number of seconds up to %v", strings.TrimSpace(string(b)), MaxTime.Seconds())
 			} else {
-				p.Limits.Time = time.Duration(secs * float64(time.Second))
+				p.Limits.Time = d
 				p.Limits.TimeSource = ".timelimit"
 			}
 		}

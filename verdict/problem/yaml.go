@@ -3,6 +3,7 @@ package problem
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -121,19 +122,26 @@ func (l *loader) applyYAML(p *Problem, y *yamlProblem) {
 	}
 	p.ValidatorFlags = strings.Fields(y.ValidatorFlags)
 	if t := y.Limits.TimeLimit; t != nil {
-		if *t <= 0 {
-			l.errorf("problem.yaml limits.time_limit: must be positive")
+		if d, err := seconds(*t); err != nil {
+			l.errorf("problem.yaml limits.time_limit: %v", err)
 		} else {
-			p.Limits.Time = time.Duration(*t * float64(time.Second))
+			p.Limits.Time = d
 			p.Limits.TimeSource = "problem.yaml limits.time_limit"
 		}
 	}
 	if t := y.Docket.TimeLimit; t != nil && p.Limits.Time == 0 {
-		p.Limits.Time = time.Duration(*t * float64(time.Second))
-		p.Limits.TimeSource = "problem.yaml docket.time_limit"
+		if d, err := seconds(*t); err != nil {
+			l.errorf("problem.yaml docket.time_limit: %v", err)
+		} else {
+			p.Limits.Time = d
+			p.Limits.TimeSource = "problem.yaml docket.time_limit"
+		}
 	}
-	if y.Limits.Memory < 0 || y.Limits.Output < 0 {
-		l.errorf("problem.yaml limits: memory and output must be positive MiB")
+	if y.Limits.Memory < 0 || y.Limits.Output < 0 || y.Limits.ValidationMem < 0 {
+		l.errorf("problem.yaml limits: memory, output and validation_memory must be positive MiB")
+	}
+	if y.Limits.Memory > MaxMB || y.Limits.Output > MaxMB || y.Limits.ValidationMem > MaxMB {
+		l.errorf("problem.yaml limits: memory, output and validation_memory must be at most %d MiB", MaxMB)
 	}
 	p.Limits.MemoryMB, p.Limits.OutputMB, p.Limits.ValidationMB = y.Limits.Memory, y.Limits.Output, y.Limits.ValidationMem
 	if ts := y.Docket.TwoStep; ts != nil {
@@ -155,7 +163,7 @@ func (l *loader) applyYAML(p *Problem, y *yamlProblem) {
 			var m map[string]string
 			ts.Handoff.Decode(&m)
 			t.HandoffFile = m["file"]
-			if t.HandoffFile == "" || strings.ContainsAny(t.HandoffFile, "/\x00") || t.HandoffFile == ".." {
+			if t.HandoffFile == "" || strings.ContainsAny(t.HandoffFile, "/\x00\\") || t.HandoffFile == "." || t.HandoffFile == ".." || len(t.HandoffFile) > 255 {
 				l.errorf("problem.yaml docket.two_step.handoff.file: %q must be a plain file name", t.HandoffFile)
 			}
 		}
@@ -164,6 +172,23 @@ func (l *loader) applyYAML(p *Problem, y *yamlProblem) {
 		}
 		p.TwoStep = t
 	}
+}
+
+// Bounds of a package's limits: a time limit beyond MaxTime or a memory
+// or output limit beyond MaxMB is a typo (or an attack), and would
+// overflow the arithmetic that scales it.
+const (
+	MaxTime = time.Hour
+	MaxMB   = 1 << 20 // 1 TiB
+)
+
+// seconds converts a time limit in seconds, refusing what is not a
+// positive, finite number up to MaxTime (NaN, .inf, -1, 1e300).
+func seconds(t float64) (time.Duration, error) {
+	if !(t > 0) || t > MaxTime.Seconds() {
+		return 0, fmt.Errorf("%v is not a positive number of seconds up to %v", t, MaxTime.Seconds())
+	}
+	return time.Duration(t * float64(time.Second)), nil
 }
 
 // applyGroupYAML applies testdata.yaml / test_group.yaml keys over the
@@ -214,7 +239,7 @@ func applyGroupYAML(c *GroupConfig, b []byte) error {
 			return nil
 		}
 		v, err := strconv.ParseFloat(n.Value, 64)
-		if err != nil {
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) { // scores are finite
 			return fmt.Errorf("%s: %q is not a number", key, n.Value)
 		}
 		*dst = v
@@ -240,7 +265,7 @@ func applyGroupYAML(c *GroupConfig, b []byte) error {
 		}
 		lo, e1 := strconv.ParseFloat(f[0], 64)
 		hi, e2 := strconv.ParseFloat(f[1], 64)
-		if e1 != nil || e2 != nil || lo > hi {
+		if e1 != nil || e2 != nil || !(lo <= hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
 			return fmt.Errorf("range: %q is not \"min max\"", y.Range)
 		}
 		c.Range = &[2]float64{lo, hi}
