@@ -88,6 +88,7 @@ type Node struct {
 	ClusterPort int
 	HTTPPort    int // monitoring: /healthz, /jsz
 	StoreDir    string
+	Tags        []string
 	ConfigPath  string
 	LogPath     string
 
@@ -119,10 +120,26 @@ type Cluster struct {
 	mu    sync.Mutex
 }
 
+// Options shape a cluster beyond its size.
+type Options struct {
+	Nodes int
+	// Tags are the server_tags of each node, by index; streams can then
+	// be placed on tagged nodes (Place), so that one stream's quorum can
+	// be taken away while others keep theirs.
+	Tags [][]string
+}
+
 // Start starts an n-node JetStream cluster and waits until it is healthy
 // (a meta leader elected, every node current). Cleanup kills every node.
 func Start(t testing.TB, n int) *Cluster {
 	t.Helper()
+	return StartWith(t, Options{Nodes: n})
+}
+
+// StartWith is Start with options.
+func StartWith(t testing.TB, o Options) *Cluster {
+	t.Helper()
+	n := o.Nodes
 	if n < 1 {
 		t.Fatalf("natscluster: %d nodes", n)
 	}
@@ -142,7 +159,10 @@ func Start(t testing.TB, n int) *Cluster {
 	for i, nd := range c.Nodes {
 		routes[i] = fmt.Sprintf("nats-route://127.0.0.1:%d", nd.ClusterPort)
 	}
-	for _, nd := range c.Nodes {
+	for i, nd := range c.Nodes {
+		if i < len(o.Tags) {
+			nd.Tags = o.Tags[i]
+		}
 		if err := os.WriteFile(nd.ConfigPath, []byte(config(nd, routes)), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +178,12 @@ func Start(t testing.TB, n int) *Cluster {
 // config is one node's configuration file. Memory and store limits are
 // set because the server's defaults are fractions of the whole machine.
 func config(nd *Node, routes []string) string {
+	tags := make([]string, len(nd.Tags))
+	for i, tg := range nd.Tags {
+		tags[i] = strconv.Quote(tg)
+	}
 	return fmt.Sprintf(`server_name: %q
+server_tags: [%s]
 listen: "127.0.0.1:%d"
 http: "127.0.0.1:%d"
 max_payload: 8MB
@@ -172,7 +197,7 @@ cluster {
   listen: "127.0.0.1:%d"
   routes: [%s]
 }
-`, nd.Name, nd.ClientPort, nd.HTTPPort, nd.StoreDir, ClusterName, nd.ClusterPort, strings.Join(routes, ", "))
+`, nd.Name, strings.Join(tags, ", "), nd.ClientPort, nd.HTTPPort, nd.StoreDir, ClusterName, nd.ClusterPort, strings.Join(routes, ", "))
 }
 
 func (c *Cluster) start(i int) {
@@ -439,4 +464,60 @@ func waitTCP(addr string, within time.Duration, exited <-chan struct{}) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// Place moves a stream onto the nodes carrying every tag and waits until
+// its leader and all its replicas are such nodes and current.
+func (c *Cluster) Place(ctx context.Context, js jetstream.JetStream, stream string, tags ...string) error {
+	s, err := js.Stream(ctx, stream)
+	if err != nil {
+		return err
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return err
+	}
+	cfg := info.Config
+	cfg.Placement = &jetstream.Placement{Cluster: ClusterName, Tags: tags}
+	if _, err := js.UpdateStream(ctx, cfg); err != nil {
+		return fmt.Errorf("place %s on %v: %w", stream, tags, err)
+	}
+	tagged := func(name string) bool {
+		i := c.Index(name)
+		if i < 0 {
+			return false
+		}
+		for _, want := range tags {
+			if !contains(c.Nodes[i].Tags, want) {
+				return false
+			}
+		}
+		return true
+	}
+	for {
+		info, err := streamInfo(ctx, js, stream)
+		if err == nil && info.Cluster != nil && tagged(info.Cluster.Leader) && len(info.Cluster.Replicas) == cfg.Replicas-1 {
+			ok := true
+			for _, r := range info.Cluster.Replicas {
+				ok = ok && tagged(r.Name) && r.Current && !r.Offline
+			}
+			if ok {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("place %s on %v: not moved: %w", stream, tags, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
