@@ -342,13 +342,37 @@ func (f *clusterFixture) waitResults(n int, within time.Duration) {
 	}
 }
 
-// recovery logs the time from a fault to the first result after it and
-// to the queue drained, and returns them.
-func (f *clusterFixture) recovery(what string, fault time.Time) (first, drained time.Duration) {
-	first = f.results.firstAfter(fault).Sub(fault)
-	drained = f.results.last().Sub(fault)
-	f.t.Logf("recovery from %s: first result after %v, queue drained after %v", what, first.Round(time.Millisecond), drained.Round(time.Millisecond))
-	return first, drained
+// stall is the longest pause between results within window after t (the
+// fault's gap; jobs already in hand can still finish right after it), and
+// when results came again after it.
+func (rl *resultLog) stall(t time.Time, window time.Duration) (gap time.Duration, resumed time.Time) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	prev := t
+	for _, r := range rl.all {
+		if !r.at.After(t) {
+			continue
+		}
+		if r.at.After(t.Add(window)) && !resumed.IsZero() {
+			break
+		}
+		if d := r.at.Sub(prev); d > gap {
+			gap, resumed = d, r.at
+		}
+		prev = r.at
+	}
+	return gap, resumed
+}
+
+// recovery logs the time from a fault to the first result after it, the
+// longest stall of results after it and when they flowed again, and the
+// time to the queue drained.
+func (f *clusterFixture) recovery(what string, fault time.Time) {
+	first := f.results.firstAfter(fault).Sub(fault)
+	gap, resumed := f.results.stall(fault, 30*time.Second)
+	drained := f.results.last().Sub(fault)
+	f.t.Logf("recovery from %s: first result after %v; longest stall %v, results flowing again %v after the fault; queue drained after %v",
+		what, first.Round(time.Millisecond), gap.Round(time.Millisecond), resumed.Sub(fault).Round(time.Millisecond), drained.Round(time.Millisecond))
 }
 
 // audit checks the end state: every id has exactly one stored final
