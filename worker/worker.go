@@ -196,16 +196,12 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 		m.judged(string(pe.Verdict), job.Language)
 		return
 	}
-	// A result already stored: a late redelivery of a judged job (beyond
-	// the dedup window). A first delivery cannot have one, except after an
-	// embedded server lost its last moments, and the result's Nats-Msg-Id
-	// covers that.
-	if attempt > 1 {
-		if done, _ := w.hasResult(job.SubmissionID); done {
-			log.Info().Msg("result already stored; acking the redelivery")
-			msg.DoubleAck(context.Background())
-			return
-		}
+	// A result or final event already stored: a redelivery of a judged job
+	// (its ack lost, or one of its two publishes). A first delivery cannot
+	// have one, except after an embedded server lost its last moments, and
+	// the result's Nats-Msg-Id covers that.
+	if attempt > 1 && w.completeEarlier(log, msg, job.SubmissionID) {
+		return
 	}
 	// SIGTERM: the job in hand gets the grace period, then is given back.
 	jctx, cancel := context.WithCancel(context.Background())
@@ -375,20 +371,6 @@ func (w *Worker) finish(ctx context.Context, id string, attempt int, res *verdic
 		}
 	}
 	return nil
-}
-
-func (w *Worker) hasResult(id string) (bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	s, err := w.js.Stream(ctx, ResultsStream)
-	if err != nil {
-		return false, err
-	}
-	_, err = s.GetLastMsgForSubject(ctx, w.subj.Results(id))
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return false, nil
-	}
-	return err == nil, err
 }
 
 // watchMaxDeliveries turns the max-deliveries advisory into a final SE

@@ -244,7 +244,7 @@ func TestClusterStoreOutage(t *testing.T) {
 }
 
 // The worker's cache directory full (a small tmpfs): a clear error, the
-// job given back and judged by the other worker, the full one pausing
+// job given back and judged by the other workers, the full one pausing
 // its fetches and still running; it judges again once there is room.
 func TestClusterCacheFull(t *testing.T) {
 	if !testguard.Guarded() {
@@ -261,6 +261,7 @@ func TestClusterCacheFull(t *testing.T) {
 	fillUp(t, filler)
 	a := f.startWorker("full", 0, "DOCKET_CACHE_DIR="+full)
 	b := f.startWorker("roomy", 1)
+	c := f.startWorker("roomy2", 2)
 	ids := f.burst("full", clusterBurst, func(i int, id string) []byte { return f.job(id, "one", pyAplusb, 0) })
 	f.audit(ids, "AC")
 	if !logHas(t, a.log, "no space left on device") || !logHas(t, a.log, "cannot judge on this worker now") {
@@ -270,11 +271,14 @@ func TestClusterCacheFull(t *testing.T) {
 		t.Fatal("the full worker exited")
 	}
 	given := f.results.laterAttempts()
-	// Room again, the other worker gone: the full one judges the rest.
+	// Room again, the other workers gone: the full one judges the rest.
 	os.Remove(filler)
 	freed := time.Now()
-	b.cmd.Process.Signal(syscall.SIGTERM)
+	for _, w := range []*clusterWorker{b, c} {
+		w.cmd.Process.Signal(syscall.SIGTERM)
+	}
 	<-b.exited
+	<-c.exited
 	more := f.burst("room", 20, func(i int, id string) []byte { return f.job(id, "one", pyAplusb, 0) })
 	f.audit(append(ids, more...), "AC")
 	f.results.mu.Lock()

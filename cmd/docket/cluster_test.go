@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -79,7 +80,7 @@ func newClusterFixture(t *testing.T, ackWait string, opts natscluster.Options, p
 	if opts.Nodes == 0 {
 		opts.Nodes = 3
 	}
-	bin := docketBinary(t)
+	bin := sharedDocketBinary(t)
 	c := natscluster.StartWith(t, opts)
 	// The submitter connects to the nodes in yet another order.
 	nc, err := nats.Connect(c.URLsFrom(2), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
@@ -116,6 +117,34 @@ func newClusterFixture(t *testing.T, ackWait string, opts natscluster.Options, p
 	f.results = watchResults(t, js)
 	t.Cleanup(func() { f.keepLogs() })
 	return f
+}
+
+var (
+	sharedBinOnce sync.Once
+	sharedBin     string
+	sharedBinErr  error
+)
+
+// sharedDocketBinary builds the docket binary once for all cluster tests
+// (each build costs seconds of link time), removed after the last test.
+func sharedDocketBinary(t *testing.T) string {
+	sharedBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "docket-cluster-")
+		if err != nil {
+			sharedBinErr = err
+			return
+		}
+		testCleanups = append(testCleanups, func() { os.RemoveAll(dir) })
+		os.Chmod(dir, 0o755)
+		sharedBin = filepath.Join(dir, "docket")
+		if out, err := exec.Command("go", "build", "-o", sharedBin, ".").CombinedOutput(); err != nil {
+			sharedBinErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if sharedBinErr != nil {
+		t.Fatal(sharedBinErr)
+	}
+	return sharedBin
 }
 
 // onePy writes a pushed problem "one" (one test) for the store tests.
@@ -259,35 +288,75 @@ type resultSeen struct {
 func watchResults(t *testing.T, js jetstream.JetStream) *resultLog {
 	t.Helper()
 	rl := &resultLog{seen: map[string][]resultSeen{}}
-	ctx := context.Background()
-	s, err := js.Stream(ctx, worker.ResultsStream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	oc, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := oc.Consume(func(m jetstream.Msg) {
-		var r struct {
-			SubmissionID string `json:"submission_id"`
-			Verdict      string `json:"verdict"`
-			Worker       string `json:"worker"`
-			Attempt      int    `json:"attempt"`
-			Error        string `json:"error"`
-		}
-		json.Unmarshal(m.Data(), &r)
-		rs := resultSeen{id: r.SubmissionID, at: time.Now(), verdict: r.Verdict, worker: r.Worker, attempt: r.Attempt, err: r.Error}
-		rl.mu.Lock()
-		rl.seen[r.SubmissionID] = append(rl.seen[r.SubmissionID], rs)
-		rl.all = append(rl.all, rs)
-		rl.mu.Unlock()
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cc.Stop)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		tailStream(ctx, js, worker.ResultsStream, func(m jetstream.Msg, stored time.Time) {
+			var r struct {
+				SubmissionID string `json:"submission_id"`
+				Verdict      string `json:"verdict"`
+				Worker       string `json:"worker"`
+				Attempt      int    `json:"attempt"`
+				Error        string `json:"error"`
+			}
+			json.Unmarshal(m.Data(), &r)
+			rs := resultSeen{id: r.SubmissionID, at: stored, verdict: r.Verdict, worker: r.Worker, attempt: r.Attempt, err: r.Error}
+			rl.mu.Lock()
+			rl.seen[r.SubmissionID] = append(rl.seen[r.SubmissionID], rs)
+			rl.all = append(rl.all, rs)
+			rl.mu.Unlock()
+		})
+	}()
 	return rl
+}
+
+// tailStream hands every message of a stream, from the first, to fn with
+// the time the stream stored it, until ctx ends. It reads with ordered
+// consumers and starts a new one after the last sequence seen whenever a
+// read fails or the stream holds more than was read: an ordered
+// consumer lives on one node, and a node's SIGKILL can leave it silent.
+func tailStream(ctx context.Context, js jetstream.JetStream, stream string, fn func(jetstream.Msg, time.Time)) {
+	next := uint64(1)
+	for ctx.Err() == nil {
+		s, err := js.Stream(ctx, stream)
+		var oc jetstream.Consumer
+		if err == nil {
+			oc, err = s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: next})
+		}
+		if err != nil {
+			time.Sleep(200 * time.Millisecond)
+			continue
+		}
+		for ctx.Err() == nil {
+			batch, err := oc.Fetch(500, jetstream.FetchMaxWait(time.Second))
+			if err != nil {
+				break
+			}
+			n := 0
+			for m := range batch.Messages() {
+				md, err := m.Metadata()
+				if err != nil {
+					continue
+				}
+				fn(m, md.Timestamp)
+				next = md.Sequence.Stream + 1
+				n++
+			}
+			if batch.Error() != nil && !errors.Is(batch.Error(), nats.ErrTimeout) {
+				break
+			}
+			if n == 0 {
+				ictx, cancel := context.WithTimeout(ctx, 2*time.Second)
+				info, err := s.Info(ictx)
+				cancel()
+				if err != nil || info.State.LastSeq >= next {
+					break // behind the stream: a new consumer
+				}
+			}
+		}
+	}
 }
 
 func (rl *resultLog) count() int {
@@ -441,31 +510,27 @@ func (f *clusterFixture) auditEvents(ctx context.Context, ids []string) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	oc, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{})
-	if err != nil {
-		f.t.Fatal(err)
-	}
 	bySub := map[string][]worker.Event{}
 	got := make(chan worker.Event, 1024)
-	cc, err := oc.Consume(func(m jetstream.Msg) {
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go tailStream(tctx, f.js, worker.EventsStream, func(m jetstream.Msg, _ time.Time) {
 		var e worker.Event
 		json.Unmarshal(m.Data(), &e)
-		got <- e
+		select {
+		case got <- e:
+		case <-tctx.Done():
+		}
 	})
-	if err != nil {
-		f.t.Fatal(err)
-	}
 	deadline := time.After(60 * time.Second)
 	for read := uint64(0); read < info.State.Msgs; read++ {
 		select {
 		case e := <-got:
 			bySub[e.SubmissionID] = append(bySub[e.SubmissionID], e)
 		case <-deadline:
-			cc.Stop()
 			f.t.Fatalf("read %d of %d events within 60s", read, info.State.Msgs)
 		}
 	}
-	cc.Stop()
 	bad := 0
 	for _, id := range ids {
 		evs := bySub[id]
