@@ -293,7 +293,7 @@ func watchResults(t *testing.T, js jetstream.JetStream) *resultLog {
 	t.Cleanup(func() { cancel(); <-done })
 	go func() {
 		defer close(done)
-		tailStream(ctx, js, worker.ResultsStream, func(m jetstream.Msg, stored time.Time) {
+		tailStream(ctx, js, worker.ResultsStream, func(data []byte, stored time.Time) {
 			var r struct {
 				SubmissionID string `json:"submission_id"`
 				Verdict      string `json:"verdict"`
@@ -301,7 +301,7 @@ func watchResults(t *testing.T, js jetstream.JetStream) *resultLog {
 				Attempt      int    `json:"attempt"`
 				Error        string `json:"error"`
 			}
-			json.Unmarshal(m.Data(), &r)
+			json.Unmarshal(data, &r)
 			rs := resultSeen{id: r.SubmissionID, at: stored, verdict: r.Verdict, worker: r.Worker, attempt: r.Attempt, err: r.Error}
 			rl.mu.Lock()
 			rl.seen[r.SubmissionID] = append(rl.seen[r.SubmissionID], rs)
@@ -313,48 +313,48 @@ func watchResults(t *testing.T, js jetstream.JetStream) *resultLog {
 }
 
 // tailStream hands every message of a stream, from the first, to fn with
-// the time the stream stored it, until ctx ends. It reads with ordered
-// consumers and starts a new one after the last sequence seen whenever a
-// read fails or the stream holds more than was read: an ordered
-// consumer lives on one node, and a node's SIGKILL can leave it silent.
-func tailStream(ctx context.Context, js jetstream.JetStream, stream string, fn func(jetstream.Msg, time.Time)) {
+// the time the stream stored it, until ctx ends. It reads message by
+// message with direct gets (the streams allow them), each with its own
+// timeout, rather than with a consumer: an ordered consumer lives on one
+// node, and after that node's SIGKILL nats.go's reset of it can block
+// for good. A sequence that is gone (replaced under MaxMsgsPerSubject) is
+// skipped; the audit counts sequences separately.
+func tailStream(ctx context.Context, js jetstream.JetStream, stream string, fn func(data []byte, stored time.Time)) {
 	next := uint64(1)
+	var s jetstream.Stream
+	missing := 0 // tries at next: a replica answering a direct get may lag
 	for ctx.Err() == nil {
-		s, err := js.Stream(ctx, stream)
-		var oc jetstream.Consumer
+		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		var err error
+		if s == nil {
+			s, err = js.Stream(rctx, stream)
+		}
+		var info *jetstream.StreamInfo
 		if err == nil {
-			oc, err = s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: next})
+			info, err = s.Info(rctx)
 		}
+		for err == nil && next <= info.State.LastSeq && ctx.Err() == nil {
+			var m *jetstream.RawStreamMsg
+			m, err = s.GetMsg(rctx, next)
+			if errors.Is(err, jetstream.ErrMsgNotFound) {
+				if missing++; missing < 20 {
+					break // look again after the pause
+				}
+				next, err, missing = next+1, nil, 0
+				continue
+			}
+			if err == nil {
+				fn(m.Data, m.Time)
+				next, missing = next+1, 0
+			}
+		}
+		cancel()
 		if err != nil {
-			time.Sleep(200 * time.Millisecond)
-			continue
+			s = nil // perhaps cached on a dead node's answer
 		}
-		for ctx.Err() == nil {
-			batch, err := oc.Fetch(500, jetstream.FetchMaxWait(time.Second))
-			if err != nil {
-				break
-			}
-			n := 0
-			for m := range batch.Messages() {
-				md, err := m.Metadata()
-				if err != nil {
-					continue
-				}
-				fn(m, md.Timestamp)
-				next = md.Sequence.Stream + 1
-				n++
-			}
-			if batch.Error() != nil && !errors.Is(batch.Error(), nats.ErrTimeout) {
-				break
-			}
-			if n == 0 {
-				ictx, cancel := context.WithTimeout(ctx, 2*time.Second)
-				info, err := s.Info(ictx)
-				cancel()
-				if err != nil || info.State.LastSeq >= next {
-					break // behind the stream: a new consumer
-				}
-			}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }
@@ -514,9 +514,9 @@ func (f *clusterFixture) auditEvents(ctx context.Context, ids []string) {
 	got := make(chan worker.Event, 1024)
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go tailStream(tctx, f.js, worker.EventsStream, func(m jetstream.Msg, _ time.Time) {
+	go tailStream(tctx, f.js, worker.EventsStream, func(data []byte, _ time.Time) {
 		var e worker.Event
-		json.Unmarshal(m.Data(), &e)
+		json.Unmarshal(data, &e)
 		select {
 		case got <- e:
 		case <-tctx.Done():
