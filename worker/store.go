@@ -169,8 +169,23 @@ func Push(ctx context.Context, js jetstream.JetStream, dir string) (*problem.Pro
 	return p, info, nil
 }
 
+const storeLookupTimeout = 5 * time.Second
+
 // ErrNoProblem: the store has no such problem.
 var ErrNoProblem = errors.New("problem not found in the store")
+
+// StoreUnavailableError: the problem store did not answer (its stream has
+// no leader or quorum, the connection is down, a request timed out). The
+// job is fine and the store will be back: the worker holds the job and
+// retries rather than spending one of its deliveries.
+type StoreUnavailableError struct{ Err error }
+
+func (e *StoreUnavailableError) Error() string { return "problem store unavailable: " + e.Err.Error() }
+func (e *StoreUnavailableError) Unwrap() error { return e.Err }
+
+func unavailable(format string, args ...any) error {
+	return &StoreUnavailableError{Err: fmt.Errorf(format, args...)}
+}
 
 // Cache holds unpacked packages on disk keyed by the object's digest,
 // bounded in size (least recently used out), safe for several worker
@@ -189,16 +204,21 @@ type Cache struct {
 // the cached copy is missing or stale. wantDigest, when set, pins the
 // problem digest (problem_digest in the job).
 func (c *Cache) Get(ctx context.Context, js jetstream.JetStream, id, wantDigest string) (*problem.Problem, error) {
-	obs, err := js.ObjectStore(ctx, ProblemBucket)
+	// The lookup is small: a store that has not answered in a few seconds
+	// is unavailable (a direct get to a stream without quorum can wait
+	// for as long as the context lets it).
+	ictx, cancel := context.WithTimeout(ctx, storeLookupTimeout)
+	defer cancel()
+	obs, err := js.ObjectStore(ictx, ProblemBucket)
 	if err != nil {
-		return nil, fmt.Errorf("problem store: %w", err)
+		return nil, unavailable("bucket %s: %w", ProblemBucket, err)
 	}
-	info, err := obs.GetInfo(ctx, id)
+	info, err := obs.GetInfo(ictx, id)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return nil, fmt.Errorf("%w: %s", ErrNoProblem, id)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("problem store: %w", err)
+		return nil, unavailable("info %s: %w", id, err)
 	}
 	if wantDigest != "" && info.Metadata["problem_digest"] != wantDigest {
 		return nil, fmt.Errorf("%w: %s with digest %s (the store has %s)", ErrNoProblem, id, wantDigest, info.Metadata["problem_digest"])
@@ -225,12 +245,16 @@ func (c *Cache) Get(ctx context.Context, js jetstream.JetStream, id, wantDigest 
 	}
 	res, err := obs.Get(ctx, id)
 	if err != nil {
-		return nil, fmt.Errorf("problem store: get %s: %w", id, err)
+		return nil, unavailable("get %s: %w", id, err)
 	}
 	data, err := io.ReadAll(io.LimitReader(res, maxPackage+1))
 	res.Close()
+	if errors.Is(err, jetstream.ErrDigestMismatch) {
+		// Not an outage: a retry on this worker would read the same bytes.
+		return nil, fmt.Errorf("problem store: get %s: %w", id, err)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("problem store: get %s: %w", id, err) // includes ErrDigestMismatch
+		return nil, unavailable("get %s: %w", id, err)
 	}
 	tmp, err := os.MkdirTemp(c.Dir, ".fetch-")
 	if err != nil {
@@ -238,7 +262,8 @@ func (c *Cache) Get(ctx context.Context, js jetstream.JetStream, id, wantDigest 
 	}
 	defer os.RemoveAll(tmp)
 	if err := Unpack(data, filepath.Join(tmp, id)); err != nil {
-		return nil, fmt.Errorf("problem %s: %w", id, err)
+		// A full or read-only cache disk shows here (ENOSPC, EROFS).
+		return nil, fmt.Errorf("problem cache: unpack %s into %s: %w", id, c.Dir, err)
 	}
 	os.RemoveAll(filepath.Join(c.Dir, key))
 	if err := os.Rename(tmp, filepath.Join(c.Dir, key)); err != nil {

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,5 +122,51 @@ func TestCacheFetchAndRefresh(t *testing.T) {
 	}
 	if _, err := c.Get(ctx, js, "nope", ""); err == nil {
 		t.Error("a missing problem was found")
+	}
+}
+
+// The cache tells a store that does not answer (retry: the job waits)
+// from a problem the store lacks (a final SE) and from a cache it cannot
+// write (local to this worker).
+func TestCacheErrorKinds(t *testing.T) {
+	ns, err := server.NewServer(&server.Options{Port: -1, Host: "127.0.0.1", JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.Start()
+	defer ns.Shutdown()
+	if !ns.ReadyForConnections(5 * time.Second) {
+		t.Fatal("not ready")
+	}
+	nc, _ := nats.Connect(ns.ClientURL())
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx := context.Background()
+	if err := EnsureStreams(ctx, js, StreamOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pkg := filepath.Join(t.TempDir(), "aplusb")
+	os.CopyFS(pkg, os.DirFS("../problems/aplusb"))
+	if _, _, err := Push(ctx, js, pkg); err != nil {
+		t.Fatal(err)
+	}
+	var su *StoreUnavailableError
+	// The cache directory is a file: cannot be written.
+	notDir := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(notDir, nil, 0o600)
+	_, err = (&Cache{Dir: notDir}).Get(ctx, js, "aplusb", "")
+	if err == nil || errors.As(err, &su) || errors.Is(err, ErrNoProblem) {
+		t.Errorf("unwritable cache: %v (want a local error)", err)
+	}
+	c := &Cache{Dir: t.TempDir()}
+	if _, err := c.Get(ctx, js, "nope", ""); !errors.Is(err, ErrNoProblem) || errors.As(err, &su) {
+		t.Errorf("missing problem: %v", err)
+	}
+	// The store gone (its stream deleted): unavailable, not missing.
+	if err := js.DeleteObjectStore(ctx, ProblemBucket); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Get(ctx, js, "aplusb", ""); !errors.As(err, &su) || errors.Is(err, ErrNoProblem) {
+		t.Errorf("store gone: %v (want StoreUnavailableError)", err)
 	}
 }

@@ -90,6 +90,7 @@ type Worker struct {
 	cache  *Cache
 	ready  atomic.Bool
 	inline inlineCache
+	pause  fetchPause
 }
 
 // New prepares a worker on a connection with its judge (one sandbox slot).
@@ -139,6 +140,14 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer w.ready.Store(false)
 	log.Info().Str("queue", w.cfg.Queue).Str("consumer", ConsumerName(w.cfg.Queue)).Msg("worker fetching")
 	for ctx.Err() == nil {
+		if d := w.pause.wait(); d > 0 {
+			log.Warn().Dur("pause", d).Msg("this worker cannot judge now (see the error above): pausing fetches so other workers take the jobs")
+			select {
+			case <-ctx.Done():
+				continue
+			case <-time.After(d):
+			}
+		}
 		// The pull request is not cut short by ctx: the server may already
 		// have handed a job to it, and a job sent to an inbox nobody reads
 		// any more waits out the whole AckWait before another worker gets
@@ -209,18 +218,19 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 		m.judged(string(pe.Verdict), job.Language)
 		return
 	}
-	// A result already stored: a late redelivery of a judged job (beyond
-	// the dedup window). A first delivery cannot have one, except after an
-	// embedded server lost its last moments, and the result's Nats-Msg-Id
-	// covers that.
-	if attempt > 1 {
-		if done, _ := w.hasResult(job.SubmissionID); done {
-			log.Info().Msg("result already stored; acking the redelivery")
-			msg.DoubleAck(context.Background())
-			return
-		}
+	// A result or final event already stored: a redelivery of a judged job
+	// (its ack lost, or one of its two publishes). A first delivery cannot
+	// have one, except after an embedded server lost its last moments, and
+	// the result's Nats-Msg-Id covers that.
+	if attempt > 1 && w.completeEarlier(log, msg, job.SubmissionID) {
+		return
 	}
-	// Heartbeats keep the job ours while it is judged.
+	// SIGTERM: the job in hand gets the grace period, then is given back.
+	jctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Heartbeats keep the job ours while it is judged; a lost lease (no
+	// heartbeat for AckWait, the process was frozen) ends the judging.
+	ls := newLease(3 * w.cfg.heartbeat()) // the shortest deadline the server may apply
 	hbDone := make(chan struct{})
 	go func() {
 		t := time.NewTicker(w.cfg.heartbeat())
@@ -230,15 +240,15 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 			case <-hbDone:
 				return
 			case <-t.C:
+				if !ls.beat() {
+					cancel()
+					return
+				}
 				msg.InProgress()
 			}
 		}
 	}()
 	defer close(hbDone)
-
-	// SIGTERM: the job in hand gets the grace period, then is given back.
-	jctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	go func() {
 		select {
 		case <-stop.Done():
@@ -252,12 +262,17 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 	}()
 
 	ev := newEvents(w, job.SubmissionID, attempt)
+	ev.lease = ls
 	ev.publish(Event{Type: "started", Worker: w.cfg.Name})
 	log.Info().Str("problem", job.Problem).Str("language", job.Language).Msg("judging")
 	start := time.Now()
 	m.inFlight(1)
 	res, err := w.judgeJob(jctx, job, ev)
 	m.inFlight(-1)
+	if ls.lost() {
+		w.abandon(log, ls)
+		return
+	}
 	if jctx.Err() != nil {
 		log.Warn().Msg("grace period over: job given back for redelivery")
 		ev.flush()
@@ -269,11 +284,15 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 		if errors.As(err, &pe) {
 			res = &verdict.Result{V: 1, SubmissionID: job.SubmissionID, Verdict: pe.Verdict, Error: pe.Msg, Tests: []verdict.TestResult{}, Groups: []verdict.GroupResult{}}
 		} else {
-			// Transient (the problem store unreachable): retry later.
-			log.Warn().Err(err).Msg("cannot judge now; nak with delay")
+			// Local to this worker (its problem cache cannot be written,
+			// e.g. a full disk): give the job back for another worker; it
+			// counts as a delivery, so a job no worker can take ends SE
+			// after MaxDeliver attempts.
+			log.Error().Err(err).Msg("cannot judge on this worker now; job given back (nak with delay)")
 			ev.flush()
 			msg.NakWithDelay(2 * time.Second)
 			m.sandboxFailure()
+			w.pause.failed()
 			return
 		}
 	}
@@ -281,6 +300,10 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 	m.judgeTime(time.Since(start))
 	// No flush needed before the final event: publishes on one connection
 	// reach the server, and the events stream, in order.
+	if ls.lost() {
+		w.abandon(log, ls)
+		return
+	}
 	if err := w.finish(context.Background(), job.SubmissionID, attempt, res, ev.seq+1); err != nil {
 		log.Error().Err(err).Msg("could not store the result; nak for redelivery")
 		msg.Nak()
@@ -293,6 +316,7 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 	if err := msg.Ack(); err != nil {
 		log.Warn().Err(err).Msg("ack failed (the result is stored; a redelivery will be acked)")
 	}
+	w.pause.ok()
 	m.judged(string(res.Verdict), job.Language)
 	log.Info().Str("verdict", string(res.Verdict)).Float64("score", res.Score).Dur("took", time.Since(start)).Msg("judged")
 }
@@ -307,7 +331,7 @@ func (w *Worker) judgeJob(ctx context.Context, job *Job, ev *events) (*verdict.R
 			return nil, poison(verdict.SE, "inline_problem: %v", err)
 		}
 	} else {
-		p, err = w.cache.Get(ctx, w.js, job.Problem, job.ProblemDigest)
+		p, err = w.problemFromStore(ctx, job)
 		if errors.Is(err, ErrNoProblem) {
 			return nil, poison(verdict.SE, "%v", err)
 		}
@@ -375,20 +399,6 @@ func (w *Worker) finish(ctx context.Context, id string, attempt int, res *verdic
 	return nil
 }
 
-func (w *Worker) hasResult(id string) (bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	s, err := w.js.Stream(ctx, ResultsStream)
-	if err != nil {
-		return false, err
-	}
-	_, err = s.GetLastMsgForSubject(ctx, w.subj.Results(id))
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return false, nil
-	}
-	return err == nil, err
-}
-
 // watchMaxDeliveries turns the max-deliveries advisory into a final SE
 // result naming the number of attempts, and removes the job.
 func (w *Worker) watchMaxDeliveries() (*nats.Subscription, error) {
@@ -431,6 +441,7 @@ type events struct {
 	id      string
 	attempt int
 	seq     int
+	lease   *lease
 }
 
 func newEvents(w *Worker, id string, attempt int) *events {
@@ -438,6 +449,9 @@ func newEvents(w *Worker, id string, attempt int) *events {
 }
 
 func (e *events) publish(ev Event) {
+	if e.lease != nil && e.lease.lost() {
+		return // the job is another worker's now; its events are
+	}
 	e.seq++
 	ev.V, ev.SubmissionID, ev.Attempt, ev.Seq, ev.Time = 1, e.id, e.attempt, e.seq, time.Now().UTC()
 	b, err := json.Marshal(ev)

@@ -12,7 +12,21 @@ import (
 	"github.com/docketjudge/docket/internal/testguard"
 )
 
-func TestMain(m *testing.M) { testguard.Main(m) }
+func TestMain(m *testing.M) { testguard.Main(afterTests{m}) }
+
+// afterTests runs the tests, then removes what was shared between them
+// (the docket binary the cluster tests build once).
+type afterTests struct{ m *testing.M }
+
+func (a afterTests) Run() int {
+	code := a.m.Run()
+	for _, f := range testCleanups {
+		f()
+	}
+	return code
+}
+
+var testCleanups []func()
 
 // docketBinary builds bin/docket into a directory every uid can read.
 func docketBinary(t *testing.T) string {

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/docketjudge/docket/worker"
 	"github.com/nats-io/nats.go"
@@ -70,6 +71,8 @@ func runWorker(args []string) int {
 	return exitOK
 }
 
+const startTries = 5
+
 // startWorker builds a worker with its own sandbox slot.
 func startWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, m *worker.Metrics, log zerolog.Logger) (*worker.Worker, func(), error) {
 	j, release, err := newJudge()
@@ -88,7 +91,20 @@ func startWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, m *worker.Metr
 		Grace: qe.Grace, CacheDir: filepath.Join(cache, "problems"), CacheBytes: qe.CacheBytes,
 		InlineDir: os.TempDir(), Logger: log.With().Int("slot", j.Slot.N).Logger(), Metrics: m, EnsureInfra: true,
 	}
-	w, err := worker.New(ctx, nc, j, cfg)
+	// A cluster in the middle of an election can let the streams' set-up
+	// time out; a few tries spare the worker a restart by its supervisor.
+	var w *worker.Worker
+	for try := 1; ; try++ {
+		w, err = worker.New(ctx, nc, j, cfg)
+		if err == nil || try == startTries || ctx.Err() != nil {
+			break
+		}
+		log.Warn().Err(err).Int("try", try).Msg("streams or consumer not set up; retrying")
+		select {
+		case <-ctx.Done():
+		case <-time.After(2 * time.Second):
+		}
+	}
 	if err != nil {
 		release()
 		return nil, nil, err
