@@ -128,10 +128,7 @@ func runCapacity(t *testing.T, p capacityPlan) capacityFigures {
 	cpu0 := f.cpuTimes(ws)
 	pubAt := map[string]time.Time{}
 	t0 := time.Now()
-	ids := f.burst("cap", p.burst, func(i int, id string) []byte {
-		pubAt[id] = time.Now()
-		return f.job(id, "one", pyAplusb, 0)
-	})
+	ids := f.publishWindowed("cap", p.burst, pubAt)
 	published := time.Since(t0)
 	f.waitResults(len(ids), 5*time.Minute)
 	drained := f.results.last().Sub(t0)
@@ -206,6 +203,42 @@ func logCapacity(t *testing.T, f capacityFigures) {
 	t.Logf("latency publish to result, paced at %d jobs/s: p50 %v p95 %v p99 %v", f.pacedRate, ms(f.pacedLat[0]), ms(f.pacedLat[1]), ms(f.pacedLat[2]))
 	t.Logf("cores busy during the burst: nats-servers %.2f, workers %.2f, submitter+auditor %.2f; CPU per job: nats-servers %.2f ms (3 nodes), workers %.2f ms; worker RSS %.1f MB each",
 		f.cpuShare["nats"], f.cpuShare["workers"], f.cpuShare["test"], f.cpuPerJob["nats"], f.cpuPerJob["workers"], f.workerRSSMB)
+}
+
+// publishWindowed publishes n capacity jobs as fast as the cluster takes
+// them, at most capacityWindow unacknowledged at once (a bounded client,
+// as a backend would be: an unbounded async burst stalls nats.go's
+// publisher when the R3 streams fall behind), recording each publish time.
+func (f *clusterFixture) publishWindowed(prefix string, n int, pubAt map[string]time.Time) []string {
+	f.t.Helper()
+	const capacityWindow = 256
+	ids := make([]string, n)
+	futs := make([]jetstream.PubAckFuture, n)
+	wait := func(i int) {
+		select {
+		case <-futs[i].Ok():
+		case err := <-futs[i].Err():
+			f.t.Fatalf("publish %s: %v", ids[i], err)
+		case <-time.After(30 * time.Second):
+			f.t.Fatalf("publish %s: no ack within 30s", ids[i])
+		}
+	}
+	for i := range n {
+		if i >= capacityWindow {
+			wait(i - capacityWindow)
+		}
+		ids[i] = fmt.Sprintf("%s-%d", prefix, i)
+		pubAt[ids[i]] = time.Now()
+		var err error
+		futs[i], err = f.js.PublishAsync(f.subj.Jobs("default"), f.job(ids[i], "one", pyAplusb, 0), jetstream.WithMsgID(ids[i]))
+		if err != nil {
+			f.t.Fatalf("publish %s: %v", ids[i], err)
+		}
+	}
+	for i := max(0, n-capacityWindow); i < n; i++ {
+		wait(i)
+	}
+	return ids
 }
 
 // waitFetching waits until every worker logged that it fetches and the

@@ -383,22 +383,24 @@ func (f *clusterFixture) auditEvents(ctx context.Context, ids []string) {
 	}
 	bySub := map[string][]worker.Event{}
 	var read uint64
-	for read < info.State.Msgs {
+	// An empty batch is not the end: on a loaded machine a fetch can time
+	// out, or the ordered consumer reset, midway through tens of
+	// thousands of events. Read until all are in or the deadline.
+	deadline := time.Now().Add(3 * time.Minute)
+	for read < info.State.Msgs && time.Now().Before(deadline) {
 		batch, err := oc.Fetch(500, jetstream.FetchMaxWait(5*time.Second))
 		if err != nil {
 			f.t.Fatalf("events: %v", err)
 		}
-		n := 0
 		for m := range batch.Messages() {
 			var e worker.Event
 			json.Unmarshal(m.Data(), &e)
 			bySub[e.SubmissionID] = append(bySub[e.SubmissionID], e)
-			n++
+			read++
 		}
-		if n == 0 {
-			break
-		}
-		read += uint64(n)
+	}
+	if read < info.State.Msgs {
+		f.t.Errorf("events stream: read %d of %d messages", read, info.State.Msgs)
 	}
 	bad := 0
 	for _, id := range ids {
