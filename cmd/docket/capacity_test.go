@@ -46,7 +46,7 @@ type capacityFigures struct {
 	jain         float64
 	burstLat     [3]time.Duration // p50 p95 p99, publish to result seen by a backend
 	pacedLat     [3]time.Duration
-	workerRSSMB  float64 // mean resident set of a worker process after the run
+	workerRSSMB  float64            // mean resident set of a worker process after the run
 	cpuShare     map[string]float64 // cores busy on average during the burst
 	cpuPerJob    map[string]float64 // CPU ms per burst job
 }
