@@ -169,6 +169,8 @@ func Push(ctx context.Context, js jetstream.JetStream, dir string) (*problem.Pro
 	return p, info, nil
 }
 
+const storeLookupTimeout = 5 * time.Second
+
 // ErrNoProblem: the store has no such problem.
 var ErrNoProblem = errors.New("problem not found in the store")
 
@@ -202,11 +204,16 @@ type Cache struct {
 // the cached copy is missing or stale. wantDigest, when set, pins the
 // problem digest (problem_digest in the job).
 func (c *Cache) Get(ctx context.Context, js jetstream.JetStream, id, wantDigest string) (*problem.Problem, error) {
-	obs, err := js.ObjectStore(ctx, ProblemBucket)
+	// The lookup is small: a store that has not answered in a few seconds
+	// is unavailable (a direct get to a stream without quorum can wait
+	// for as long as the context lets it).
+	ictx, cancel := context.WithTimeout(ctx, storeLookupTimeout)
+	defer cancel()
+	obs, err := js.ObjectStore(ictx, ProblemBucket)
 	if err != nil {
 		return nil, unavailable("bucket %s: %w", ProblemBucket, err)
 	}
-	info, err := obs.GetInfo(ctx, id)
+	info, err := obs.GetInfo(ictx, id)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return nil, fmt.Errorf("%w: %s", ErrNoProblem, id)
 	}

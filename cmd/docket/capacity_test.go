@@ -117,7 +117,7 @@ func runCapacity(t *testing.T, p capacityPlan) capacityFigures {
 	for i := range ws {
 		ws[i] = f.startWorker(fmt.Sprintf("cap%02d", i), i%3, "DOCKET_WORKER_MODE="+string(worker.ModeCapacityTest), noSandbox)
 	}
-	f.waitFetching(ws, 2*time.Minute)
+	f.waitAllPulling(ws, time.Minute)
 	t.Logf("%d capacity-mode workers fetching after %v", p.workers, time.Since(start).Round(time.Millisecond))
 	for _, w := range ws[:1] {
 		if !logHas(t, w.log, "CAPACITY TEST MODE") {
@@ -241,23 +241,15 @@ func (f *clusterFixture) publishWindowed(prefix string, n int, pubAt map[string]
 	return ids
 }
 
-// waitFetching waits until every worker logged that it fetches and the
-// consumer has one waiting pull request per worker.
-func (f *clusterFixture) waitFetching(ws []*clusterWorker, within time.Duration) {
+// waitAllPulling waits until every worker logged that it fetches and the
+// consumer has one waiting pull request per worker, so a burst starts
+// with all of them ready.
+func (f *clusterFixture) waitAllPulling(ws []*clusterWorker, within time.Duration) {
 	f.t.Helper()
-	deadline := time.Now().Add(within)
 	for _, w := range ws {
-		for {
-			b, _ := os.ReadFile(w.log)
-			if strings.Contains(string(b), "worker fetching") {
-				break
-			}
-			if !w.running() || time.Now().After(deadline) {
-				f.t.Fatalf("%s not fetching (running %v):\n%s", w.name, w.running(), b)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		f.waitFetching(w)
 	}
+	deadline := time.Now().Add(within)
 	ctx := context.Background()
 	for {
 		cons, err := f.js.Consumer(ctx, worker.JobsStream, worker.ConsumerName("default"))

@@ -114,6 +114,7 @@ func newClusterFixture(t *testing.T, ackWait string, opts natscluster.Options, p
 		"DOCKET_METRICS_ADDR=", "DOCKET_SANDBOX_DIR="+t.TempDir(), "DOCKET_SANDBOX_UID_BASE=50000",
 		"DOCKET_CACHE_DIR="+t.TempDir(), "DOCKET_GRACE=10s")
 	f.results = watchResults(t, js)
+	t.Cleanup(func() { f.keepLogs() })
 	return f
 }
 
@@ -135,6 +136,30 @@ func onePy(t *testing.T) string {
 		}
 	}
 	return dir
+}
+
+// keepLogs copies a failed test's process logs (workers, bridge, nodes)
+// out of its temporary directory and says where.
+func (f *clusterFixture) keepLogs() {
+	if !f.t.Failed() && os.Getenv("DOCKET_KEEP_CLUSTER_LOGS") == "" {
+		return
+	}
+	dir := filepath.Join(os.TempDir(), "docket-cluster-logs", f.t.Name())
+	os.RemoveAll(dir)
+	os.MkdirAll(dir, 0o755)
+	copyTo := func(src, name string) {
+		if b, err := os.ReadFile(src); err == nil {
+			os.WriteFile(filepath.Join(dir, name), b, 0o644)
+		}
+	}
+	entries, _ := os.ReadDir(f.logs)
+	for _, e := range entries {
+		copyTo(filepath.Join(f.logs, e.Name()), e.Name())
+	}
+	for _, nd := range f.c.Nodes {
+		copyTo(nd.LogPath, nd.Name+".log")
+	}
+	f.t.Logf("logs kept in %s", dir)
 }
 
 // startWorker starts a docket worker connecting to every node, beginning
@@ -283,6 +308,19 @@ func (rl *resultLog) firstAfter(t time.Time) time.Time {
 	return time.Time{}
 }
 
+// laterAttempts counts results judged on a redelivery.
+func (rl *resultLog) laterAttempts() int {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	n := 0
+	for _, r := range rl.all {
+		if r.attempt > 1 {
+			n++
+		}
+	}
+	return n
+}
+
 func (rl *resultLog) last() time.Time {
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
@@ -304,13 +342,37 @@ func (f *clusterFixture) waitResults(n int, within time.Duration) {
 	}
 }
 
-// recovery logs the time from a fault to the first result after it and
-// to the queue drained, and returns them.
-func (f *clusterFixture) recovery(what string, fault time.Time) (first, drained time.Duration) {
-	first = f.results.firstAfter(fault).Sub(fault)
-	drained = f.results.last().Sub(fault)
-	f.t.Logf("recovery from %s: first result after %v, queue drained after %v", what, first.Round(time.Millisecond), drained.Round(time.Millisecond))
-	return first, drained
+// stall is the longest pause between results within window after t (the
+// fault's gap; jobs already in hand can still finish right after it), and
+// when results came again after it.
+func (rl *resultLog) stall(t time.Time, window time.Duration) (gap time.Duration, resumed time.Time) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	prev := t
+	for _, r := range rl.all {
+		if !r.at.After(t) {
+			continue
+		}
+		if r.at.After(t.Add(window)) && !resumed.IsZero() {
+			break
+		}
+		if d := r.at.Sub(prev); d > gap {
+			gap, resumed = d, r.at
+		}
+		prev = r.at
+	}
+	return gap, resumed
+}
+
+// recovery logs the time from a fault to the first result after it, the
+// longest stall of results after it and when they flowed again, and the
+// time to the queue drained.
+func (f *clusterFixture) recovery(what string, fault time.Time) {
+	first := f.results.firstAfter(fault).Sub(fault)
+	gap, resumed := f.results.stall(fault, 30*time.Second)
+	drained := f.results.last().Sub(fault)
+	f.t.Logf("recovery from %s: first result after %v; longest stall %v, results flowing again %v after the fault; queue drained after %v",
+		what, first.Round(time.Millisecond), gap.Round(time.Millisecond), resumed.Sub(fault).Round(time.Millisecond), drained.Round(time.Millisecond))
 }
 
 // audit checks the end state: every id has exactly one stored final
@@ -319,9 +381,9 @@ func (f *clusterFixture) recovery(what string, fault time.Time) (first, drained 
 // pending on the queue.
 func (f *clusterFixture) audit(ids []string, want string) {
 	f.t.Helper()
+	f.waitResults(len(ids), 5*time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	f.waitResults(len(ids), 5*time.Minute)
 	f.results.mu.Lock()
 	for _, id := range ids {
 		got := f.results.seen[id]
@@ -341,8 +403,10 @@ func (f *clusterFixture) audit(ids []string, want string) {
 	// The stream agrees: as many messages as ever stored (MaxMsgsPerSubject
 	// is 1, so a second result would have replaced one and raised LastSeq).
 	rs, _ := f.js.Stream(ctx, worker.ResultsStream)
-	if info, err := rs.Info(ctx); err != nil || info.State.Msgs != uint64(len(ids)) || info.State.LastSeq != uint64(len(ids)) {
-		f.t.Errorf("results stream: %v, %+v (want %d messages, last seq %d)", err, info.State, len(ids), len(ids))
+	if info, err := rs.Info(ctx); err != nil {
+		f.t.Errorf("results stream: %v", err)
+	} else if info.State.Msgs != uint64(len(ids)) || info.State.LastSeq != uint64(len(ids)) {
+		f.t.Errorf("results stream: %+v (want %d messages, last seq %d)", info.State, len(ids), len(ids))
 	}
 	f.auditEvents(ctx, ids)
 	// Nothing pending: the work queue and its consumer are empty.
@@ -382,26 +446,26 @@ func (f *clusterFixture) auditEvents(ctx context.Context, ids []string) {
 		f.t.Fatal(err)
 	}
 	bySub := map[string][]worker.Event{}
-	var read uint64
-	// An empty batch is not the end: on a loaded machine a fetch can time
-	// out, or the ordered consumer reset, midway through tens of
-	// thousands of events. Read until all are in or the deadline.
-	deadline := time.Now().Add(3 * time.Minute)
-	for read < info.State.Msgs && time.Now().Before(deadline) {
-		batch, err := oc.Fetch(500, jetstream.FetchMaxWait(5*time.Second))
-		if err != nil {
-			f.t.Fatalf("events: %v", err)
-		}
-		for m := range batch.Messages() {
-			var e worker.Event
-			json.Unmarshal(m.Data(), &e)
+	got := make(chan worker.Event, 1024)
+	cc, err := oc.Consume(func(m jetstream.Msg) {
+		var e worker.Event
+		json.Unmarshal(m.Data(), &e)
+		got <- e
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	deadline := time.After(60 * time.Second)
+	for read := uint64(0); read < info.State.Msgs; read++ {
+		select {
+		case e := <-got:
 			bySub[e.SubmissionID] = append(bySub[e.SubmissionID], e)
-			read++
+		case <-deadline:
+			cc.Stop()
+			f.t.Fatalf("read %d of %d events within 60s", read, info.State.Msgs)
 		}
 	}
-	if read < info.State.Msgs {
-		f.t.Errorf("events stream: read %d of %d messages", read, info.State.Msgs)
-	}
+	cc.Stop()
 	bad := 0
 	for _, id := range ids {
 		evs := bySub[id]

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/docketjudge/docket/verdict"
 	"github.com/docketjudge/docket/worker"
@@ -112,6 +113,8 @@ func runWorker(args []string) int {
 	return exitOK
 }
 
+const startTries = 5
+
 // startWorker builds a judging worker with its own sandbox slot.
 func startWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, m *worker.Metrics, log zerolog.Logger) (*worker.Worker, func(), error) {
 	j, release, err := newJudge()
@@ -141,7 +144,22 @@ func newWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, j *verdict.Judge
 		Grace: qe.Grace, CacheDir: filepath.Join(cache, "problems"), CacheBytes: qe.CacheBytes,
 		InlineDir: os.TempDir(), Logger: log, Metrics: m, EnsureInfra: true, Mode: mode,
 	}
-	return worker.New(ctx, nc, j, cfg)
+	// A cluster in the middle of an election can let the streams' set-up
+	// time out; a few tries spare the worker a restart by its supervisor.
+	var w *worker.Worker
+	var err error
+	for try := 1; ; try++ {
+		w, err = worker.New(ctx, nc, j, cfg)
+		if err == nil || try == startTries || ctx.Err() != nil {
+			break
+		}
+		log.Warn().Err(err).Int("try", try).Msg("streams or consumer not set up; retrying")
+		select {
+		case <-ctx.Done():
+		case <-time.After(2 * time.Second):
+		}
+	}
+	return w, err
 }
 
 func envUsageAll() {

@@ -469,6 +469,13 @@ func waitTCP(addr string, within time.Duration, exited <-chan struct{}) error {
 // Place moves a stream onto the nodes carrying every tag and waits until
 // its leader and all its replicas are such nodes and current.
 func (c *Cluster) Place(ctx context.Context, js jetstream.JetStream, stream string, tags ...string) error {
+	return c.PlaceReplicas(ctx, js, stream, 0, tags...)
+}
+
+// PlaceReplicas is Place that also sets the stream's replica count first
+// (0 keeps it): a stream scaled to 1 replica on a node of its own can be
+// made unreachable, reads included, by that one node's death.
+func (c *Cluster) PlaceReplicas(ctx context.Context, js jetstream.JetStream, stream string, replicas int, tags ...string) error {
 	s, err := js.Stream(ctx, stream)
 	if err != nil {
 		return err
@@ -478,6 +485,16 @@ func (c *Cluster) Place(ctx context.Context, js jetstream.JetStream, stream stri
 		return err
 	}
 	cfg := info.Config
+	if replicas > 0 && replicas != cfg.Replicas {
+		// A scale and a move in one update are refused; scale first.
+		cfg.Replicas = replicas
+		if _, err := js.UpdateStream(ctx, cfg); err != nil {
+			return fmt.Errorf("scale %s to %d: %w", stream, replicas, err)
+		}
+		if err := c.WaitCurrent(ctx, js, stream); err != nil {
+			return err
+		}
+	}
 	cfg.Placement = &jetstream.Placement{Cluster: ClusterName, Tags: tags}
 	if _, err := js.UpdateStream(ctx, cfg); err != nil {
 		return fmt.Errorf("place %s on %v: %w", stream, tags, err)
