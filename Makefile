@@ -47,6 +47,9 @@ bench: deps
 	$(GO) test -run '^$$' -bench Judge100 -benchtime 5x ./verdict/
 	$(GO) test -run '^$$' -bench . ./verdict/compare/
 	DOCKET_BENCH_BURST=$${DOCKET_BENCH_BURST:-10000} $(GO) test -run '^$$' -bench Burst -benchtime 1x -timeout 60m ./worker/
+	# The queue alone: 1, 8, 16, 64 capacity-mode worker processes (they
+	# judge nothing) against a 3-node nats-server cluster.
+	DOCKET_CAPACITY_SWEEP=1 $(GO) test -run '^TestCapacitySweep$$' -v -count=1 -timeout 30m ./cmd/docket/
 
 # The single-machine default: embedded NATS JetStream (data in ./.docket),
 # one worker, the bridge on 127.0.0.1:8080, ./problems pushed. Submit from

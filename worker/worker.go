@@ -36,6 +36,7 @@ type Config struct {
 	Logger      zerolog.Logger
 	Metrics     *Metrics
 	EnsureInfra bool // create streams and the consumer (true for every worker)
+	Mode        Mode // ModeJudge unless a capacity test asked for ModeCapacityTest by name
 }
 
 func (c *Config) defaults() {
@@ -59,6 +60,9 @@ func (c *Config) defaults() {
 	}
 	if c.FetchWait <= 0 {
 		c.FetchWait = 2 * time.Second
+	}
+	if c.Mode == "" {
+		c.Mode = ModeJudge
 	}
 	if c.Name == "" {
 		h, _ := os.Hostname()
@@ -93,9 +97,16 @@ type Worker struct {
 	pause  fetchPause
 }
 
-// New prepares a worker on a connection with its judge (one sandbox slot).
+// New prepares a worker on a connection with its judge (one sandbox slot;
+// nil only in ModeCapacityTest, which judges nothing).
 func New(ctx context.Context, nc *nats.Conn, j *verdict.Judge, cfg Config) (*Worker, error) {
 	cfg.defaults()
+	if _, err := ParseMode(string(cfg.Mode)); err != nil {
+		return nil, err
+	}
+	if j == nil && cfg.Mode != ModeCapacityTest {
+		return nil, errors.New("worker: a judging worker needs a judge (a sandbox slot)")
+	}
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(256))
 	if err != nil {
 		return nil, err
@@ -138,7 +149,11 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer adv.Unsubscribe()
 	w.ready.Store(true)
 	defer w.ready.Store(false)
-	log.Info().Str("queue", w.cfg.Queue).Str("consumer", ConsumerName(w.cfg.Queue)).Msg("worker fetching")
+	if w.cfg.Mode == ModeCapacityTest {
+		log.Warn().Str("mode", string(w.cfg.Mode)).Str("verdict", string(verdict.SE)).Str("error", NotJudgedError).
+			Msg("CAPACITY TEST MODE: THIS WORKER JUDGES NOTHING. Every job it takes is acked with the fixed result below. Never run it against a queue that holds real submissions.")
+	}
+	log.Info().Str("queue", w.cfg.Queue).Str("consumer", ConsumerName(w.cfg.Queue)).Str("mode", string(w.cfg.Mode)).Msg("worker fetching")
 	for ctx.Err() == nil {
 		if d := w.pause.wait(); d > 0 {
 			log.Warn().Dur("pause", d).Msg("this worker cannot judge now (see the error above): pausing fetches so other workers take the jobs")
@@ -321,7 +336,9 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 	log.Info().Str("verdict", string(res.Verdict)).Float64("score", res.Score).Dur("took", time.Since(start)).Msg("judged")
 }
 
-// judgeJob resolves the problem and judges.
+// judgeJob resolves the problem and judges (in ModeCapacityTest, resolves
+// the problem only: the store traffic is the queue side's, the judging is
+// not).
 func (w *Worker) judgeJob(ctx context.Context, job *Job, ev *events) (*verdict.Result, error) {
 	var p *problem.Problem
 	var err error
@@ -342,6 +359,9 @@ func (w *Worker) judgeJob(ctx context.Context, job *Job, ev *events) (*verdict.R
 		if err != nil {
 			return nil, err
 		}
+	}
+	if w.cfg.Mode == ModeCapacityTest {
+		return NotJudgedResult(job.SubmissionID), nil
 	}
 	files := map[string][]byte{}
 	for n, b := range job.Files {

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/docketjudge/docket/verdict"
 	"github.com/docketjudge/docket/worker"
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
@@ -23,14 +24,48 @@ func init() {
 	register("worker", "one judge worker against DOCKET_NATS_URL", runWorker)
 }
 
+// workerEnv is the worker's own part of the configuration (DOCKET_*).
+type workerEnv struct {
+	Mode string `envconfig:"WORKER_MODE" desc:"judge (the default), or capacity-test-no-judging: acks every job with verdict SE, not judged, to measure the queue alone; never on a real queue"`
+}
+
+// workerMode is the mode that the flag and DOCKET_WORKER_MODE ask for,
+// each by its full name; an unknown value or the two disagreeing is an
+// error, never a guess.
+func workerMode(capacityFlag bool) (worker.Mode, error) {
+	var e workerEnv
+	if err := envProcess(&e); err != nil {
+		return "", err
+	}
+	mode, err := worker.ParseMode(e.Mode)
+	if err != nil {
+		return "", fmt.Errorf("DOCKET_WORKER_MODE: %w", err)
+	}
+	if capacityFlag {
+		if e.Mode != "" && mode != worker.ModeCapacityTest {
+			return "", fmt.Errorf("--%s contradicts DOCKET_WORKER_MODE=%s", worker.ModeCapacityTest, e.Mode)
+		}
+		mode = worker.ModeCapacityTest
+	}
+	return mode, nil
+}
+
 func runWorker(args []string) int {
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	capacity := fs.Bool(string(worker.ModeCapacityTest), false, "capacity tests only: judge nothing, ack every job with verdict SE \"not judged\" (same as DOCKET_WORKER_MODE="+string(worker.ModeCapacityTest)+")")
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: docket worker\n\nPulls jobs from docket.jobs.<queue> one at a time, judges them, publishes events and results.\nSIGTERM: stops fetching, finishes the current job within DOCKET_GRACE, else gives it back; exit 0.\n")
+		fmt.Fprintf(os.Stderr, "usage: docket worker [--%s]\n\nPulls jobs from docket.jobs.<queue> one at a time, judges them, publishes events and results.\nSIGTERM: stops fetching, finishes the current job within DOCKET_GRACE, else gives it back; exit 0.\n\n", worker.ModeCapacityTest)
+		fs.PrintDefaults()
 		envUsageAll()
+		usagef(&workerEnv{})
 	}
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
+	}
+	mode, err := workerMode(*capacity)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket worker:", err)
+		return exitUsage
 	}
 	qe, err := loadQueueEnv()
 	if err != nil {
@@ -49,7 +84,14 @@ func runWorker(args []string) int {
 	metrics := worker.NewMetrics(reg)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	w, release, err := startWorker(ctx, nc, qe, metrics, log)
+	var w *worker.Worker
+	release := func() {}
+	if mode == worker.ModeCapacityTest {
+		// No sandbox: nothing is run, so none is probed or set up.
+		w, err = newWorker(ctx, nc, qe, nil, "capacity-test", mode, metrics, log)
+	} else {
+		w, release, err = startWorker(ctx, nc, qe, metrics, log)
+	}
 	if err != nil {
 		log.Error().Err(err).Msg("worker cannot start")
 		return exitSystem
@@ -73,12 +115,23 @@ func runWorker(args []string) int {
 
 const startTries = 5
 
-// startWorker builds a worker with its own sandbox slot.
+// startWorker builds a judging worker with its own sandbox slot.
 func startWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, m *worker.Metrics, log zerolog.Logger) (*worker.Worker, func(), error) {
 	j, release, err := newJudge()
 	if err != nil {
 		return nil, nil, err
 	}
+	w, err := newWorker(ctx, nc, qe, j, fmt.Sprintf("s%d", j.Slot.N), worker.ModeJudge, m, log.With().Int("slot", j.Slot.N).Logger())
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return w, release, nil
+}
+
+// newWorker configures a worker from the environment; its id is
+// host-pid-suffix (the sandbox slot, or the mode when nothing is judged).
+func newWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, j *verdict.Judge, suffix string, mode worker.Mode, m *worker.Metrics, log zerolog.Logger) (*worker.Worker, error) {
 	_, le, _ := loadCatalog()
 	cache := le.CacheDir
 	if cache == "" {
@@ -86,14 +139,15 @@ func startWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, m *worker.Metr
 	}
 	name, _ := os.Hostname()
 	cfg := worker.Config{
-		Name: fmt.Sprintf("%s-%d-s%d", name, os.Getpid(), j.Slot.N), Prefix: qe.SubjectPrefix, Queue: qe.Queue,
+		Name: fmt.Sprintf("%s-%d-%s", name, os.Getpid(), suffix), Prefix: qe.SubjectPrefix, Queue: qe.Queue,
 		AckWait: qe.AckWait, MaxDeliver: qe.MaxDeliver, BackOff: qe.BackOff, Replicas: qe.Replicas, MaxSource: qe.MaxSource,
 		Grace: qe.Grace, CacheDir: filepath.Join(cache, "problems"), CacheBytes: qe.CacheBytes,
-		InlineDir: os.TempDir(), Logger: log.With().Int("slot", j.Slot.N).Logger(), Metrics: m, EnsureInfra: true,
+		InlineDir: os.TempDir(), Logger: log, Metrics: m, EnsureInfra: true, Mode: mode,
 	}
 	// A cluster in the middle of an election can let the streams' set-up
 	// time out; a few tries spare the worker a restart by its supervisor.
 	var w *worker.Worker
+	var err error
 	for try := 1; ; try++ {
 		w, err = worker.New(ctx, nc, j, cfg)
 		if err == nil || try == startTries || ctx.Err() != nil {
@@ -105,11 +159,7 @@ func startWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, m *worker.Metr
 		case <-time.After(2 * time.Second):
 		}
 	}
-	if err != nil {
-		release()
-		return nil, nil, err
-	}
-	return w, release, nil
+	return w, err
 }
 
 func envUsageAll() {

@@ -1,0 +1,50 @@
+package worker
+
+import (
+	"fmt"
+
+	"github.com/docketjudge/docket/verdict"
+)
+
+// Mode says what a worker does with a job once it holds it.
+type Mode string
+
+const (
+	// ModeJudge is the only mode for real use: every job is judged.
+	ModeJudge Mode = "judge"
+	// ModeCapacityTest judges nothing. Each job still takes the whole
+	// protocol path (fetch, decode, problem lookup in the store, started
+	// event, result and final event with their Nats-Msg-Id, ack); only
+	// the sandbox run is replaced by NotJudgedResult. It exists to measure
+	// what the queue carries without the judging's cost, and its long
+	// name is what an operator must type to get it: no abbreviation, no
+	// default, no boolean that a stray "1" could switch on.
+	ModeCapacityTest Mode = "capacity-test-no-judging"
+)
+
+// NotJudgedError is the error every result of ModeCapacityTest carries.
+const NotJudgedError = "capacity test mode: not judged (docket worker ran with --capacity-test-no-judging; this is not a verdict on the submission)"
+
+// ParseMode reads a worker mode by its exact name; empty is ModeJudge.
+// Anything else is refused, so a typo never starts a worker that acks
+// submissions without judging them, nor one that judges when a capacity
+// test was meant.
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case "", ModeJudge:
+		return ModeJudge, nil
+	case ModeCapacityTest:
+		return ModeCapacityTest, nil
+	}
+	return "", fmt.Errorf("unknown worker mode %q: want %q (the default) or, for capacity tests only, %q", s, ModeJudge, ModeCapacityTest)
+}
+
+// NotJudgedResult is ModeCapacityTest's fixed result. SE is docket's
+// "the judge failed, not the contestant" verdict, so a backend that gets
+// one by mistake shows a judge error and rejudges; it is never an AC or a
+// WA that could stand. The error says why, the score is 0 of 0, and no
+// test is listed.
+func NotJudgedResult(id string) *verdict.Result {
+	return &verdict.Result{V: 1, SubmissionID: id, Verdict: verdict.SE, Error: NotJudgedError,
+		Tests: []verdict.TestResult{}, Groups: []verdict.GroupResult{}}
+}
