@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketjudge/docket/internal/natscluster"
 	"github.com/docketjudge/docket/worker"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -386,14 +387,8 @@ func TestServeRestartKeepsQueuedJobs(t *testing.T) {
 	}
 }
 
-func freePort(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-}
+// freePort is a port outside the ephemeral range (see natscluster.FreePort).
+func freePort(t *testing.T) string { return strconv.Itoa(natscluster.FreePort(t)) }
 
 func waitPort(t *testing.T, addr string) {
 	deadline := time.Now().Add(20 * time.Second)

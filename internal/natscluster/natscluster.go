@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -151,7 +152,7 @@ func StartWith(t testing.TB, o Options) *Cluster {
 			t.Fatal(err)
 		}
 		c.Nodes = append(c.Nodes, &Node{
-			Name: fmt.Sprintf("n%d", i+1), ClientPort: freePort(t), ClusterPort: freePort(t), HTTPPort: freePort(t),
+			Name: fmt.Sprintf("n%d", i+1), ClientPort: FreePort(t), ClusterPort: FreePort(t), HTTPPort: FreePort(t),
 			StoreDir: filepath.Join(dir, "store"), ConfigPath: filepath.Join(dir, "nats.conf"), LogPath: filepath.Join(dir, "nats.log"),
 		})
 	}
@@ -437,13 +438,54 @@ func tail(path string) string {
 	return string(b)
 }
 
-func freePort(t testing.TB) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+// FreePort picks a port below the kernel's ephemeral range and not
+// handed out before in this process. A port from the ephemeral range (what
+// listening on :0 gives) can be taken, between the pick and the server's
+// bind, as the source port of any outgoing connection on the machine — a
+// worker dialling, a route — and the node then fails to start (seen in
+// CI: "bind: address already in use" for a monitor port).
+func FreePort(t testing.TB) int {
+	lo := ephemeralLow()
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for range 1000 {
+		p := portFloor + rand.IntN(lo-portFloor)
+		if portsGiven[p] {
+			continue
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		portsGiven[p] = true
+		return p
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatalf("natscluster: no free port in %d-%d", portFloor, lo)
+	return 0
+}
+
+const portFloor = 20000
+
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{}
+)
+
+// ephemeralLow is the first port of the kernel's ephemeral range.
+func ephemeralLow() int {
+	lo := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if v, err := strconv.Atoi(f[0]); err == nil {
+				lo = v
+			}
+		}
+	}
+	if lo <= portFloor+1000 {
+		lo = portFloor + 10000 // an unusual range: pick above the floor anyway
+	}
+	return lo
 }
 
 func waitTCP(addr string, within time.Duration, exited <-chan struct{}) error {
