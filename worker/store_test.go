@@ -9,11 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 func tarOf(t *testing.T, entries ...*tar.Header) []byte {
@@ -77,22 +72,8 @@ func TestPackUnpackRoundTrip(t *testing.T) {
 // The cache fetches from a real object store, reuses its copy, and
 // refetches when the package changes.
 func TestCacheFetchAndRefresh(t *testing.T) {
-	ns, err := server.NewServer(&server.Options{Port: -1, Host: "127.0.0.1", JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns.Start()
-	defer ns.Shutdown()
-	if !ns.ReadyForConnections(5 * time.Second) {
-		t.Fatal("not ready")
-	}
-	nc, _ := nats.Connect(ns.ClientURL())
-	defer nc.Close()
-	js, _ := jetstream.New(nc)
+	_, _, js := embeddedJS(t)
 	ctx := context.Background()
-	if err := EnsureStreams(ctx, js, StreamOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	pkg := filepath.Join(t.TempDir(), "aplusb")
 	os.CopyFS(pkg, os.DirFS("../problems/aplusb"))
 	p0, _, err := Push(ctx, js, pkg)
@@ -129,22 +110,8 @@ func TestCacheFetchAndRefresh(t *testing.T) {
 // from a problem the store lacks (a final SE) and from a cache it cannot
 // write (local to this worker).
 func TestCacheErrorKinds(t *testing.T) {
-	ns, err := server.NewServer(&server.Options{Port: -1, Host: "127.0.0.1", JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns.Start()
-	defer ns.Shutdown()
-	if !ns.ReadyForConnections(5 * time.Second) {
-		t.Fatal("not ready")
-	}
-	nc, _ := nats.Connect(ns.ClientURL())
-	defer nc.Close()
-	js, _ := jetstream.New(nc)
+	_, _, js := embeddedJS(t)
 	ctx := context.Background()
-	if err := EnsureStreams(ctx, js, StreamOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	pkg := filepath.Join(t.TempDir(), "aplusb")
 	os.CopyFS(pkg, os.DirFS("../problems/aplusb"))
 	if _, _, err := Push(ctx, js, pkg); err != nil {
@@ -154,7 +121,7 @@ func TestCacheErrorKinds(t *testing.T) {
 	// The cache directory is a file: cannot be written.
 	notDir := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(notDir, nil, 0o600)
-	_, err = (&Cache{Dir: notDir}).Get(ctx, js, "aplusb", "")
+	_, err := (&Cache{Dir: notDir}).Get(ctx, js, "aplusb", "")
 	if err == nil || errors.As(err, &su) || errors.Is(err, ErrNoProblem) {
 		t.Errorf("unwritable cache: %v (want a local error)", err)
 	}

@@ -4,10 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 func TestHeartbeatFollowsShortestDeadline(t *testing.T) {
@@ -30,25 +26,8 @@ func TestHeartbeatFollowsShortestDeadline(t *testing.T) {
 // The consumer is created, then updated in place, with what the worker is
 // configured with (a real embedded JetStream server).
 func TestEnsureConsumerIdempotentWithBackOff(t *testing.T) {
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns.Start()
-	defer ns.Shutdown()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("embedded NATS not ready")
-	}
-	nc, err := nats.Connect("", nats.InProcessServer(ns))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, _ := jetstream.New(nc)
+	_, _, js := embeddedJS(t)
 	ctx := context.Background()
-	if err := EnsureStreams(ctx, js, StreamOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	opts := ConsumerOptions{Prefix: "docket", Queue: "default", AckWait: 30 * time.Second, MaxDeliver: 4}
 	if _, err := EnsureConsumer(ctx, js, opts); err != nil {
 		t.Fatal(err)
