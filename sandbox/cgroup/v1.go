@@ -12,7 +12,6 @@ import (
 	"time"
 )
 
-
 // v1Manager: one directory per controller, each beneath docket's own
 // cgroup in that controller's hierarchy (own cgroups differ per controller
 // on a hybrid host: here memory sits under /process_api/<id>, pids at /).
