@@ -77,6 +77,8 @@ type Cmd struct {
 	pgid     bool        // the helper leads a process group (no pid namespace)
 	group    cgroup.Group
 	tmpBox   string
+	space    *space         // the box and /tmp, with a mount namespace
+	watchers sync.WaitGroup // watchdogs that use state cleanup frees
 	start    time.Time
 	done     chan struct{}
 	copiers  sync.WaitGroup
@@ -150,7 +152,15 @@ func (c *Cmd) Start() (err error) {
 	}
 	seq := c.Slot.nextSeq()
 	box := c.Box
-	if box == "" {
+	rooted := caps.hasNS("mnt") && caps.hasNS("pid")
+	if rooted {
+		// The box and /tmp: a bounded tmpfs of the run's own (space.go).
+		if c.space, err = newSpace(box, c.lim, uid, gid); err != nil {
+			return &SetupError{"box", err}
+		}
+	} else if box == "" {
+		// No mount namespace (a level below full, reported as such):
+		// the box is a host directory, bounded by RLIMIT_FSIZE alone.
 		box = filepath.Join(sb.boxes, fmt.Sprintf("%s-s%d-%d", sb.RunPrefix(), c.Slot.N, seq))
 		if err := os.Mkdir(box, 0o700); err != nil {
 			return &SetupError{"box", err}
@@ -182,22 +192,17 @@ func (c *Cmd) Start() (err error) {
 	if c.Network {
 		flags &^= unix.CLONE_NEWNET
 	}
-	var templateBinds []mount.Bind
-	if has("mnt") && has("pid") {
-		binds := append([]mount.Bind{}, sb.cfg.Binds...)
-		binds = append(binds, c.Binds...)
-		templateBinds = binds
-		binds = append(binds, mount.Bind{Source: box, Target: BoxDir, Writable: true})
+	var binds []mount.Bind
+	if rooted {
+		binds = append(append(binds, sb.cfg.Binds...), c.Binds...)
 		req.Rootfs = &mount.Rootfs{
-			MountPoint: sb.root, Binds: binds, TmpSize: c.lim.TmpSize, Proc: true,
+			MountPoint: sb.root, Binds: binds, Proc: true, FromFDs: true,
 			DevByBind: !caps.Root, Masks: sb.masks,
 		}
 		if req.Dir == "" {
 			req.Dir = BoxDir
 		}
-		// The zygote binds only a directory box (a full build would turn
-		// a symlink into a link).
-		c.fast = sb.fastEligible() && (c.tmpBox != "" || isDir(box))
+		c.fast = sb.fastEligible()
 	} else if req.Dir == "" {
 		req.Dir = box
 	}
@@ -259,12 +264,10 @@ func (c *Cmd) Start() (err error) {
 		// The zygote forks the helper on a template root: the request
 		// names only the box, /tmp and /proc.
 		tr := *req
-		tr.Rootfs = &mount.Rootfs{
-			Template: true, Binds: []mount.Bind{{Source: absPath(box), Target: BoxDir, Writable: true}},
-			TmpSize: c.lim.TmpSize, Proc: true,
-		}
+		tr.Rootfs = &mount.Rootfs{Template: true, FromFDs: true, Proc: true}
 		var refill func()
-		c.process, refill, err = sb.startFast(templateBinds, absPath(box), flags, c.Network, [5]*os.File{reqR, statW, stdin, stdout, stderr})
+		c.process, refill, err = sb.startFast(binds, flags, c.Network,
+			nsinit.RunFiles{reqR, statW, stdin, stdout, stderr, c.space.box, c.space.tmp})
 		defer refill() // after the ready byte, or when Start fails
 		if err != nil {
 			closeAll(childFiles)
@@ -280,6 +283,9 @@ func (c *Cmd) Start() (err error) {
 		proc.Env = []string{}
 		proc.Stdin, proc.Stdout, proc.Stderr = stdin, stdout, stderr
 		proc.ExtraFiles = []*os.File{reqR, statW}
+		if c.space != nil {
+			proc.ExtraFiles = append(proc.ExtraFiles, c.space.box, c.space.tmp) // mount.BoxFD, mount.TmpFD
+		}
 		proc.SysProcAttr = &syscall.SysProcAttr{Cloneflags: flags, Pdeathsig: syscall.SIGKILL, Setpgid: !has("pid")}
 		if !caps.Root && caps.UserNS {
 			proc.SysProcAttr.Cloneflags |= unix.CLONE_NEWUSER
@@ -302,6 +308,9 @@ func (c *Cmd) Start() (err error) {
 		c.process, c.pgid = proc.Process, proc.SysProcAttr.Setpgid
 	}
 	closeAll(childFiles) // the child has its copies
+	if c.space != nil {
+		c.space.handed()
+	}
 	proc := c.process
 	c.debugRec.Helper = "exec"
 	if req.Rootfs != nil && req.Rootfs.Template {
@@ -356,7 +365,33 @@ func (c *Cmd) Start() (err error) {
 	if c.group != nil && caps.cgroups.Usable(cgroup.CPU) {
 		go c.watchCPU(c.group)
 	}
+	if c.space != nil {
+		c.watchers.Add(1)
+		go c.watchDisk(c.space)
+	}
 	return nil
+}
+
+// diskPoll is how often a run's writable space is measured. A full space
+// only refuses further writes; the poll ends the run soon after, as OLE.
+const diskPoll = 20 * time.Millisecond
+
+// watchDisk ends the run as OLE "disk" once it has passed its disk limit.
+func (c *Cmd) watchDisk(sp *space) {
+	defer c.watchers.Done()
+	t := time.NewTicker(diskPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-t.C:
+			if over, err := sp.passed(); err == nil && over {
+				c.kill(OLE, SourceDisk)
+				return
+			}
+		}
+	}
 }
 
 // stdio turns the Cmd's reader and writers into files for the child.
@@ -574,6 +609,7 @@ func (c *Cmd) Wait() (*Result, error) {
 	}
 	c.killMu.Unlock()
 	close(c.done)
+	c.watchers.Wait()
 	c.timer.Stop()
 	res := &Result{WallTime: wall, Started: c.start, Ended: c.start.Add(wall)}
 	if ps == nil {
@@ -618,7 +654,7 @@ func (c *Cmd) Wait() (*Result, error) {
 			res.CPUTime = res.UserTime + res.SysTime
 			res.Memory = ru.Maxrss << 10
 		}
-		c.classify(res, st)
+		c.classify(res, st, c.diskPassed())
 	}
 	if c.setupErr != "" {
 		res.Status, res.Source, res.Error = SE, SourceSandbox, c.setupErr
@@ -626,6 +662,9 @@ func (c *Cmd) Wait() (*Result, error) {
 	}
 	if stErr != nil && res.Status != SE {
 		res.Status, res.Source, res.Error = SE, SourceSandbox, "cgroup stats: "+stErr.Error()
+	}
+	if err := c.copyBack(res); err != nil && res.Status != SE {
+		res.Status, res.Source, res.Error = SE, SourceSandbox, err.Error()
 	}
 	if err := c.cleanup(); err != nil && res.Status != SE {
 		res.Status, res.Source, res.Error = SE, SourceSandbox, err.Error()
@@ -637,10 +676,12 @@ func (c *Cmd) Wait() (*Result, error) {
 }
 
 // classify applies the precedence of limits: a kill docket ordered first
-// (it happened first), then the kernel's OOM kill, CPU time over the limit
+// (it happened first), then the kernel's OOM kill, the writable space
+// found past its limit after the run (ENOSPC may have made the program
+// fail or stop early: the cause is the disk), CPU time over the limit
 // (the rlimit backstop, or a run that finished just over it), file size,
 // seccomp, other signals, the exit code.
-func (c *Cmd) classify(res *Result, st cgroup.Stats) {
+func (c *Cmd) classify(res *Result, st cgroup.Stats, diskPassed bool) {
 	c.killMu.Lock()
 	killed, src := c.killed, c.killSrc
 	c.killMu.Unlock()
@@ -649,6 +690,8 @@ func (c *Cmd) classify(res *Result, st cgroup.Stats) {
 		res.Status, res.Source = killed, src
 	case st.OOMKills > 0:
 		res.Status, res.Source = MLE, SourceMemory
+	case diskPassed:
+		res.Status, res.Source = OLE, SourceDisk
 	case res.CPUTime > c.lim.CPUTime:
 		res.Status, res.Source = TLE, SourceCPU
 	case res.Signal == int(syscall.SIGXFSZ):
@@ -664,6 +707,24 @@ func (c *Cmd) classify(res *Result, st cgroup.Stats) {
 	default:
 		res.Status = OK
 	}
+}
+
+// diskPassed reports whether the run ended past its disk limit.
+func (c *Cmd) diskPassed() bool {
+	if c.space == nil {
+		return false
+	}
+	over, err := c.space.passed()
+	return err == nil && over
+}
+
+// copyBack brings the box's changes back to Cmd.Box, unless the run
+// passed its disk limit: then nothing of what it wrote remains.
+func (c *Cmd) copyBack(res *Result) error {
+	if c.space == nil || c.space.host == "" || (res.Status == OLE && res.Source == SourceDisk) {
+		return nil
+	}
+	return c.space.copyBack()
 }
 
 // sweep kills whatever is still in the run's cgroup. Everything there was
@@ -704,6 +765,10 @@ func (c *Cmd) cleanup() error {
 			errs = append(errs, "remove cgroup: "+err.Error())
 		}
 		c.group = nil
+	}
+	if c.space != nil {
+		c.space.close()
+		c.space = nil
 	}
 	if c.tmpBox != "" {
 		if err := os.RemoveAll(c.tmpBox); err != nil {

@@ -133,9 +133,10 @@ func (s *Sandbox) fastEligible() bool {
 // the caller must exec the helper itself, and a function to call once the
 // helper is ready, which forks the spares that replace the one taken (not
 // earlier: the zygote would compete with this helper's setup for the CPU
-// and the kernel's namespace locks). binds are the root's binds without
-// the box, files the request and status pipes and stdio.
-func (s *Sandbox) startFast(binds []mount.Bind, box string, flags uintptr, network bool, files [5]*os.File) (*os.Process, func(), error) {
+// and the kernel's namespace locks). binds are the root's binds; run has
+// the request and status pipes, stdio, and the box and /tmp as detached
+// mounts.
+func (s *Sandbox) startFast(binds []mount.Bind, flags uintptr, network bool, run nsinit.RunFiles) (*os.Process, func(), error) {
 	none := func() {}
 	flags &^= unix.CLONE_NEWNS // the template's copy is the new mount namespace
 	f := &s.fast
@@ -157,12 +158,6 @@ func (s *Sandbox) startFast(binds []mount.Bind, box string, flags uintptr, netwo
 	if t == nil {
 		return nil, none, nil
 	}
-	tree, err := nsinit.BoxTree(box, true)
-	if err != nil {
-		return nil, none, nil // the full build reports what is wrong with the box
-	}
-	defer tree.Close() // the helper has its own
-	run := nsinit.RunFiles{files[0], files[1], files[2], files[3], files[4], tree}
 	refill := func() {
 		f.mu.Lock()
 		f.refill(t)

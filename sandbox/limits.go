@@ -25,7 +25,14 @@ type Limits struct {
 	OpenFiles    int   // RLIMIT_NOFILE; default 64
 	Stack        int64 // RLIMIT_STACK; default Memory
 	AddressSpace int64 // RLIMIT_AS; default none: it breaks the JVM, Go and ASan
-	TmpSize      int64 // size of the private /tmp (charged to Memory as well); default 16 MiB
+	// Disk is how many bytes the run may write to /box and /tmp together
+	// (beyond what the box held at the start), and DiskInodes how many
+	// files, directories and links it may create there. Both are one
+	// tmpfs of the run's own; the pages it writes are charged to Memory
+	// as well. Passing either ends the run OLE "disk". Defaults 64 MiB
+	// and 4096.
+	Disk       int64
+	DiskInodes int
 	// CPUs pins the run with a cpuset ("1", "0-1"); "" leaves it unpinned.
 	CPUs string
 }
@@ -62,8 +69,11 @@ func (l Limits) withDefaults() Limits {
 	if l.Stack <= 0 {
 		l.Stack = l.Memory
 	}
-	if l.TmpSize <= 0 {
-		l.TmpSize = 16 << 20
+	if l.Disk <= 0 {
+		l.Disk = 64 << 20
+	}
+	if l.DiskInodes <= 0 {
+		l.DiskInodes = 4096
 	}
 	return l
 }

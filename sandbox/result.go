@@ -22,6 +22,7 @@ const (
 	SourceMemory   = "memory_cgroup"
 	SourceOutput   = "output"    // stdout cap on a pipe
 	SourceStderr   = "stderr"    // stderr cap
+	SourceDisk     = "disk"      // the writable space (/box and /tmp) filled
 	SourceFileSize = "file_size" // RLIMIT_FSIZE (SIGXFSZ)
 	SourceExitCode = "exit_code"
 	SourceSignal   = "signal"

@@ -45,7 +45,18 @@ type Rootfs struct {
 	// the helper mounts only Binds (the box), /tmp and /proc. Only the C
 	// helper, forked by the zygote, builds such a root.
 	Template bool `json:"template,omitempty"`
+	// FromFDs: the box and /tmp are detached mounts the parent made (the
+	// run's bounded writable space) on descriptors BoxFD and TmpFD,
+	// attached at /box and /tmp instead of a box bind and a /tmp of
+	// TmpSize.
+	FromFDs bool `json:"fds,omitempty"`
 }
+
+// BoxFD and TmpFD are where a helper finds the box and /tmp with FromFDs.
+const (
+	BoxFD = 5
+	TmpFD = 6
+)
 
 // Devices are the only device nodes a target sees.
 var Devices = []struct {
@@ -88,16 +99,15 @@ func Build(r Rootfs) error {
 			return err
 		}
 	}
-	tmp := r.TmpSize
-	if tmp <= 0 {
-		tmp = 16 << 20
-	}
-	if err := os.MkdirAll(root+"/tmp", 0o755); err != nil {
-		return fail("mkdir /tmp", err)
-	}
-	if err := unix.Mount("tmpfs", root+"/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV,
-		fmt.Sprintf("size=%d,nr_inodes=16384,mode=1777", tmp)); err != nil {
-		return fail("mount /tmp", err)
+	if r.FromFDs {
+		if err := attachFD(root, "/box", BoxFD); err != nil {
+			return err
+		}
+		if err := attachFD(root, "/tmp", TmpFD); err != nil {
+			return err
+		}
+	} else if err := mountTmp(root, r.TmpSize); err != nil {
+		return err
 	}
 	if r.Proc {
 		if err := os.MkdirAll(root+"/proc", 0o555); err != nil {
@@ -127,6 +137,32 @@ func Build(r Rootfs) error {
 	}
 	if err := unix.Mount("", "/", "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
 		return fail("remount / read-only", err)
+	}
+	return nil
+}
+
+// attachFD moves the detached mount on fd onto root+dir.
+func attachFD(root, dir string, fd int) error {
+	if err := os.MkdirAll(root+dir, 0o755); err != nil {
+		return fail("mkdir "+dir, err)
+	}
+	if err := unix.MoveMount(fd, "", unix.AT_FDCWD, root+dir, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+		return fail("attach "+dir, err)
+	}
+	unix.Close(fd)
+	return nil
+}
+
+func mountTmp(root string, size int64) error {
+	if size <= 0 {
+		size = 16 << 20
+	}
+	if err := os.MkdirAll(root+"/tmp", 0o755); err != nil {
+		return fail("mkdir /tmp", err)
+	}
+	if err := unix.Mount("tmpfs", root+"/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV,
+		fmt.Sprintf("size=%d,nr_inodes=16384,mode=1777", size)); err != nil {
+		return fail("mount /tmp", err)
 	}
 	return nil
 }

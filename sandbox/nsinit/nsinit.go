@@ -54,11 +54,16 @@
 //	'S' (empty)           seccomp filters follow (at most once; absent: none)
 //	'F' n × {u16 code, u8 jt, u8 jf, u32 k}
 //	                      one filter, n ≤ 65535 (n = 0: skipped); after 'S'
-//	'R' i64 tmp size, u8 flags (1 proc, 2 dev by bind, 4 template),
-//	    mount point       the new root (at most once; absent: none); with
+//	'R' i64 tmp size, u8 flags (1 proc, 2 dev by bind, 4 template,
+//	    8 fds), mount point
+//	                      the new root (at most once; absent: none); with
 //	                      flag 4 (a helper from the zygote) its one bind,
 //	                      the box, comes from fd 5 and goes onto the
-//	                      helper's copy of a template root, with /tmp
+//	                      helper's copy of a template root, with /tmp;
+//	                      with flag 8 (what docket sends) the box and /tmp
+//	                      are detached mounts on fds 5 and 6, the run's
+//	                      bounded writable space (tmp size is unused, and
+//	                      a template request has no bind)
 //	'B' u8 flags (1 writable, 2 optional), u32 source length, source,
 //	    target            one bind, in order; after 'R'
 //	'M' string            one mask; after 'R'
@@ -154,6 +159,7 @@ const (
 	rootfsProc      = 1
 	rootfsDevByBind = 2
 	rootfsTemplate  = 4
+	rootfsFDs       = 8
 	bindWritable    = 1
 	bindOptional    = 2
 )
@@ -225,6 +231,9 @@ func encodeRequest(req *Request) ([]byte, error) {
 		}
 		if r.Template {
 			flags |= rootfsTemplate
+		}
+		if r.FromFDs {
+			flags |= rootfsFDs
 		}
 		e.record(tagRootfs, 9+len(r.MountPoint))
 		e.u64(uint64(r.TmpSize))
@@ -419,7 +428,7 @@ func decodeRequest(b []byte) (*Request, error) {
 				break
 			}
 			flags := p[8]
-			if flags&^(rootfsProc|rootfsDevByBind|rootfsTemplate) != 0 {
+			if flags&^(rootfsProc|rootfsDevByBind|rootfsTemplate|rootfsFDs) != 0 {
 				err = fail("unknown flags 0x%02x", flags)
 				break
 			}
@@ -428,6 +437,7 @@ func decodeRequest(b []byte) (*Request, error) {
 				Proc:      flags&rootfsProc != 0,
 				DevByBind: flags&rootfsDevByBind != 0,
 				Template:  flags&rootfsTemplate != 0,
+				FromFDs:   flags&rootfsFDs != 0,
 			}
 			if r.MountPoint, err = str(p[9:]); err == nil {
 				req.Rootfs = r

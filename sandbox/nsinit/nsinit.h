@@ -31,7 +31,8 @@ static inline const char *dk_box_dir(void) { return DK_BOX_DIR; }
 
 #define DK_REQUEST_FD 3 /* request, then the release byte */
 #define DK_STATUS_FD 4  /* 'R', 'E' + message, 'X' + message */
-#define DK_BOX_FD 5    /* a helper forked by the zygote: the box, a detached mount */
+#define DK_BOX_FD 5    /* the box, a detached mount (a zygote's helper, or DK_ROOTFS_FDS) */
+#define DK_TMP_FD 6    /* with DK_ROOTFS_FDS: /tmp, a detached mount */
 #define DK_ZYGOTE_FD 3 /* the zygote's control socket */
 
 #define DK_READY 'R'
@@ -59,6 +60,7 @@ enum {
 	DK_ROOTFS_PROC = 1,
 	DK_ROOTFS_DEV_BY_BIND = 2,
 	DK_ROOTFS_TEMPLATE = 4,
+	DK_ROOTFS_FDS = 8,
 	DK_BIND_WRITABLE = 1,
 	DK_BIND_OPTIONAL = 2,
 };
@@ -78,6 +80,10 @@ struct dk_rootfs {
 	int proc;
 	int dev_by_bind;
 	int template; /* per-run mounts on a copy of the template (zygote only) */
+	/* The box and /tmp are detached mounts on DK_BOX_FD and DK_TMP_FD
+	 * (the run's bounded writable space, made by the parent) instead of a
+	 * box bind and a tmpfs of tmp_size. */
+	int fds;
 	struct dk_bind *binds;
 	size_t nbinds;
 	const char **masks;

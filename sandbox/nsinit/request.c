@@ -242,7 +242,7 @@ static int walk(const unsigned char *b, size_t n, struct dk_request *req, struct
 			ONCE(seen_rootfs);
 			AT_LEAST(9);
 			unsigned flags = p[8];
-			if (flags & ~(unsigned)(DK_ROOTFS_PROC | DK_ROOTFS_DEV_BY_BIND | DK_ROOTFS_TEMPLATE))
+			if (flags & ~(unsigned)(DK_ROOTFS_PROC | DK_ROOTFS_DEV_BY_BIND | DK_ROOTFS_TEMPLATE | DK_ROOTFS_FDS))
 				FAIL("unknown flags 0x%02x", flags);
 			NO_NUL(p + 9, len - 9);
 			char *mp = take_str(p + 9, len - 9, c, f);
@@ -253,6 +253,7 @@ static int walk(const unsigned char *b, size_t n, struct dk_request *req, struct
 				req->rootfs.proc = !!(flags & DK_ROOTFS_PROC);
 				req->rootfs.dev_by_bind = !!(flags & DK_ROOTFS_DEV_BY_BIND);
 				req->rootfs.template = !!(flags & DK_ROOTFS_TEMPLATE);
+				req->rootfs.fds = !!(flags & DK_ROOTFS_FDS);
 			}
 			break;
 		}

@@ -405,17 +405,56 @@ static int finish_root(const struct dk_rootfs *r)
 	return 0;
 }
 
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+
+/*
+ * One of the run's own mounts, made by the parent as a detached mount
+ * (its bounded writable space: the box and /tmp, two directories of one
+ * size- and inode-limited tmpfs) and passed on fd, onto root+dir. The
+ * mount point is created first (a template has both already).
+ */
+static int attach_fd(const char *root, const char *dir, int fd, mode_t mode)
+{
+	char *p = dk_concat3(root, dir, "");
+	if (mkdir_all(p, mode) < 0)
+		return fail("mkdir %s", dir);
+	if (syscall(SYS_move_mount, fd, "", AT_FDCWD, p, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		return FAIL_ERRNO(errno, "attach %s", dir);
+	close(fd);
+	free(p);
+	return 0;
+}
+
+/* The box and /tmp from DK_BOX_FD and DK_TMP_FD (DK_ROOTFS_FDS). */
+static int attach_run_mounts(const char *root)
+{
+	if (attach_fd(root, DK_BOX_DIR, DK_BOX_FD, 0755) < 0)
+		return -1;
+	return attach_fd(root, "/tmp", DK_TMP_FD, 0755);
+}
+
 int dk_build_rootfs(const struct dk_rootfs *r)
 {
 	if (begin_root(r) < 0)
 		return -1;
 	const char *root = r->mount_point;
-	char *p = dk_concat3(root, "/tmp", "");
-	if (mkdir_all(p, 0755) < 0)
-		return fail("mkdir /tmp");
-	if (mount_tmp(p, r->tmp_size) < 0)
-		return -1;
-	free(p);
+	char *p;
+	if (r->fds) {
+		if (attach_run_mounts(root) < 0)
+			return -1;
+	} else {
+		p = dk_concat3(root, "/tmp", "");
+		if (mkdir_all(p, 0755) < 0)
+			return fail("mkdir /tmp");
+		if (mount_tmp(p, r->tmp_size) < 0)
+			return -1;
+		free(p);
+	}
 	if (r->proc) {
 		p = dk_concat3(root, "/proc", "");
 		if (mkdir_all(p, 0555) < 0)
@@ -461,15 +500,21 @@ int dk_build_template(const struct dk_rootfs *r)
 	return finish_root(r);
 }
 
-#ifndef SYS_move_mount
-#define SYS_move_mount 429
-#endif
-#ifndef MOVE_MOUNT_F_EMPTY_PATH
-#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
-#endif
 
 int dk_enter_template(const struct dk_rootfs *r, int box_fd)
 {
+	if (r->fds) {
+		/* The box on DK_BOX_FD (box_fd) and /tmp, both the parent's. */
+		if (r->nbinds != 0) {
+			dk_error("%zu binds, want none: the box comes on a descriptor", r->nbinds);
+			return fail("template");
+		}
+		if (attach_run_mounts("") < 0)
+			return -1;
+		if (chdir("/") < 0)
+			return FAIL_ERRNO(errno, "chdir /");
+		return 0;
+	}
 	if (r->nbinds != 1) {
 		dk_error("%zu binds, want the box alone", r->nbinds);
 		return fail("template");

@@ -67,7 +67,7 @@
 #endif
 
 #define ZY_HEADER 16
-#define ZY_RUN_FDS 6  /* request, status, stdin, stdout, stderr, box */
+#define ZY_RUN_FDS 7  /* request, status, stdin, stdout, stderr, box, tmp */
 #define ZY_SPARE_FD 7 /* a spare's socket, until its run arrives */
 
 static const uint64_t clone_allowed = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
@@ -203,27 +203,27 @@ out:
 }
 
 /*
- * The run's descriptors to 0-4 and DK_BOX_FD, and nothing else (the
+ * The run's descriptors to 0-4, DK_BOX_FD and DK_TMP_FD, and nothing else (the
  * zygote's socket and templates, a spare's socket). They are first copied
  * above every target number, so no dup2 overwrites one still to be moved.
  */
 static void arrange_fds(const int *fds)
 {
-	/* fds: request, status, stdin, stdout, stderr, box */
-	const int want[ZY_RUN_FDS] = {fds[2], fds[3], fds[4], fds[0], fds[1], fds[5]};
-	const int to[ZY_RUN_FDS] = {0, 1, 2, DK_REQUEST_FD, DK_STATUS_FD, DK_BOX_FD};
+	/* fds: request, status, stdin, stdout, stderr, box, tmp */
+	const int want[ZY_RUN_FDS] = {fds[2], fds[3], fds[4], fds[0], fds[1], fds[5], fds[6]};
+	const int to[ZY_RUN_FDS] = {0, 1, 2, DK_REQUEST_FD, DK_STATUS_FD, DK_BOX_FD, DK_TMP_FD};
 	int tmp[ZY_RUN_FDS];
 	for (int i = 0; i < ZY_RUN_FDS; i++)
-		if ((tmp[i] = fcntl(want[i], F_DUPFD_CLOEXEC, DK_BOX_FD + 1)) < 0)
+		if ((tmp[i] = fcntl(want[i], F_DUPFD_CLOEXEC, DK_TMP_FD + 1)) < 0)
 			_exit(126);
 	for (int i = 0; i < ZY_RUN_FDS; i++) {
-		/* stdio and the pipes as for an exec'd helper; the box is
-		 * the helper's own business */
-		int r = to[i] == DK_BOX_FD ? dup3(tmp[i], to[i], O_CLOEXEC) : dup2(tmp[i], to[i]);
+		/* stdio and the pipes as for an exec'd helper; the box and
+		 * /tmp are the helper's own business */
+		int r = to[i] >= DK_BOX_FD ? dup3(tmp[i], to[i], O_CLOEXEC) : dup2(tmp[i], to[i]);
 		if (r < 0)
 			_exit(126);
 	}
-	if (syscall(SYS_close_range, DK_BOX_FD + 1, ~0U, 0) < 0)
+	if (syscall(SYS_close_range, DK_TMP_FD + 1, ~0U, 0) < 0)
 		_exit(126);
 }
 

@@ -179,8 +179,8 @@ func (z *Zygote) DropTemplate(id uint32) error {
 }
 
 // RunFiles are a helper's descriptors: the request pipe, the status pipe,
-// stdin, stdout, stderr, and the box as a detached mount (BoxTree).
-type RunFiles [6]*os.File
+// stdin, stdout, stderr, and the box and /tmp as detached mounts.
+type RunFiles [7]*os.File
 
 func (f RunFiles) fds() []int {
 	fds := make([]int, len(f))

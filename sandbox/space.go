@@ -1,0 +1,436 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// A run's writable space: /box and /tmp, two directories of one tmpfs
+// that the parent makes for the run and hands the helper as two detached
+// mounts. Why a tmpfs of the run's own, and not the host directory:
+//
+//   - Its size and inode count are the run's disk limits (Limits.Disk,
+//     Limits.DiskInodes): a program that ignores SIGXFSZ and writes file
+//     after file gets ENOSPC, and the run ends OLE "disk" (a watchdog
+//     polls the usage, and Wait checks it once more).
+//   - Nothing of it reaches the host's disk, and nothing of it remains:
+//     it belongs to no mount table (fsmount makes it detached; docket
+//     holds it by a descriptor), so even a crash of docket frees it.
+//   - A run sees no host path: its mounts show the tmpfs's own paths
+//     (/box, /tmp), never the box's directory on the host.
+//   - Pages the target writes there are charged to the run's memory
+//     cgroup, as any tmpfs page is charged to the cgroup of the writer:
+//     /tmp cannot be used to exceed the memory limit unseen. What docket
+//     copies in (the program) is charged to docket.
+//
+// Cmd.Box, a host directory, keeps its meaning: its contents are copied
+// in before the run, and what the run changed is copied back after it
+// (files it created, changed or removed; symbolic links and special
+// files it made are not copied out). A run that passed its disk limit
+// copies nothing back.
+type space struct {
+	mnt      *os.File // the detached tmpfs, as fsmount returned it
+	box, tmp *os.File // detached clones of its box and tmp directories, for the helper
+	host     string   // Cmd.Box: copied in, and back; "" for a fresh box
+	base     usage    // what the tmpfs held before the run
+	limit    usage    // what the run may add to it
+	copied   map[string]stamp2
+}
+
+// usage is what a tmpfs holds: bytes of its blocks, and inodes.
+type usage struct{ bytes, inodes int64 }
+
+// stamp2 identifies a file docket copied in, to tell afterwards whether
+// the run changed it.
+type stamp2 struct {
+	ino, size int64
+	ctime     unix.Timespec
+}
+
+const pageSize = 4096
+
+// spaceSlack is what the tmpfs gets beyond base + limit: one page, so that
+// a run that writes exactly its limit stays within it, and one that tries
+// to write more fills the tmpfs and is seen to have passed it.
+const spaceSlack = pageSize
+
+// dir is docket's own path into the tmpfs ("/proc/self/fd/N/...").
+func (sp *space) dir(name string) string {
+	return "/proc/self/fd/" + strconv.Itoa(int(sp.mnt.Fd())) + "/" + name
+}
+
+// newSpace makes a run's writable space: a tmpfs sized for host's contents
+// plus lim's disk limits, the box directory (host's contents, owner and
+// mode, or an empty directory of uid's, mode 0700) and a sticky /tmp.
+func newSpace(host string, lim Limits, uid, gid int) (sp *space, err error) {
+	sp = &space{host: host, limit: usage{bytes: roundPage(lim.Disk), inodes: int64(lim.DiskInodes)}}
+	need := usage{inodes: 3} // the root, box, tmp
+	if host != "" {
+		n, err := measure(host)
+		if err != nil {
+			return nil, err
+		}
+		need.bytes, need.inodes = need.bytes+n.bytes, need.inodes+n.inodes
+	}
+	if sp.mnt, err = mountTmpfs(need.bytes+sp.limit.bytes+spaceSlack, need.inodes+sp.limit.inodes+1); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			sp.close()
+		}
+	}()
+	if err := sp.makeBox(host, uid, gid); err != nil {
+		return nil, err
+	}
+	if err := os.Mkdir(sp.dir("tmp"), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(sp.dir("tmp"), 0o1777); err != nil { // Mkdir applies the umask and drops the sticky bit
+		return nil, err
+	}
+	if sp.base, err = sp.usage(); err != nil {
+		return nil, err
+	}
+	if sp.box, err = sp.clone("box"); err != nil {
+		return nil, err
+	}
+	if sp.tmp, err = sp.clone("tmp"); err != nil {
+		return nil, err
+	}
+	return sp, nil
+}
+
+func roundPage(n int64) int64 { return (n + pageSize - 1) / pageSize * pageSize }
+
+// mountTmpfs makes a detached tmpfs of size bytes and inodes inodes:
+// nosuid, nodev, no huge pages (a 2 MiB page for a small file would spend
+// the run's limit on nothing).
+func mountTmpfs(size, inodes int64) (*os.File, error) {
+	fsfd, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("fsopen tmpfs: %w", err)
+	}
+	defer unix.Close(fsfd)
+	for _, kv := range [][2]string{{"source", "docket"}, {"size", strconv.FormatInt(size, 10)},
+		{"nr_inodes", strconv.FormatInt(inodes, 10)}, {"huge", "never"}, {"mode", "0755"}} {
+		if err := unix.FsconfigSetString(fsfd, kv[0], kv[1]); err != nil {
+			return nil, fmt.Errorf("tmpfs %s=%s: %w", kv[0], kv[1], err)
+		}
+	}
+	if err := unix.FsconfigCreate(fsfd); err != nil {
+		return nil, fmt.Errorf("tmpfs create: %w", err)
+	}
+	mfd, err := unix.Fsmount(fsfd, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
+	if err != nil {
+		return nil, fmt.Errorf("fsmount tmpfs: %w", err)
+	}
+	return os.NewFile(uintptr(mfd), "space"), nil
+}
+
+// clone is a detached mount of the tmpfs's directory name, for the
+// helper to attach (it keeps nosuid and nodev).
+func (sp *space) clone(name string) (*os.File, error) {
+	fd, err := unix.OpenTree(int(sp.mnt.Fd()), name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("open_tree %s: %w", name, err)
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
+
+// usage reads what the tmpfs holds now.
+func (sp *space) usage() (usage, error) {
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(int(sp.mnt.Fd()), &st); err != nil {
+		return usage{}, fmt.Errorf("statfs: %w", err)
+	}
+	return usage{bytes: int64(st.Blocks-st.Bfree) * st.Bsize, inodes: int64(st.Files - st.Ffree)}, nil
+}
+
+// passed reports whether the run wrote more than its limits allow.
+func (sp *space) passed() (bool, error) {
+	u, err := sp.usage()
+	if err != nil {
+		return false, err
+	}
+	return u.bytes-sp.base.bytes > sp.limit.bytes || u.inodes-sp.base.inodes > sp.limit.inodes, nil
+}
+
+// handed: the helper has its own copies of the clones.
+func (sp *space) handed() {
+	for _, f := range []*os.File{sp.box, sp.tmp} {
+		if f != nil {
+			f.Close()
+		}
+	}
+	sp.box, sp.tmp = nil, nil
+}
+
+// close lets the tmpfs go. Dropping the last reference to a detached
+// mount waits for an RCU grace period (0.05-0.3 ms here), so it is done
+// off the caller's path: the memory is freed a moment later either way.
+func (sp *space) close() {
+	sp.handed()
+	if sp.mnt != nil {
+		go sp.mnt.Close()
+		sp.mnt = nil
+	}
+}
+
+// measure is what copying dir into a tmpfs takes: its regular files'
+// pages, one inode per entry.
+func measure(dir string) (usage, error) {
+	var u usage
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		u.inodes++
+		if d.Type().IsRegular() {
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			u.bytes += roundPage(info.Size())
+		}
+		return nil
+	})
+	if err != nil {
+		return usage{}, fmt.Errorf("box: %w", err)
+	}
+	return u, nil
+}
+
+// errSpecial: a box entry that is neither a directory nor a regular file
+// nor a symbolic link is not copied.
+var errSpecial = errors.New("not a regular file, directory or symbolic link")
+
+// makeBox creates the box directory: a copy of host, or an empty one.
+func (sp *space) makeBox(host string, uid, gid int) error {
+	box := sp.dir("box")
+	if host == "" {
+		if err := os.Mkdir(box, 0o700); err != nil {
+			return err
+		}
+		return os.Lchown(box, uid, gid)
+	}
+	sp.copied = map[string]stamp2{}
+	return filepath.WalkDir(host, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(host, p)
+		if err != nil {
+			return err
+		}
+		return sp.copyIn(p, filepath.Join(box, rel), rel)
+	})
+}
+
+// copyIn copies one entry of the host box (src) to dst in the tmpfs, with
+// its owner and mode, and stamps regular files.
+func (sp *space) copyIn(src, dst, rel string) error {
+	var st unix.Stat_t
+	if err := unix.Lstat(src, &st); err != nil {
+		return &os.PathError{Op: "lstat", Path: src, Err: err}
+	}
+	mode := os.FileMode(st.Mode & 0o7777)
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		if err := os.Mkdir(dst, 0o700); err != nil {
+			return err
+		}
+	case unix.S_IFLNK:
+		target, err := os.Readlink(src)
+		if err != nil {
+			return err
+		}
+		return withOwner(os.Symlink(target, dst), dst, int(st.Uid), int(st.Gid), 0, false)
+	case unix.S_IFREG:
+		if err := copyRegular(src, dst); err != nil {
+			return err
+		}
+	default:
+		return &os.PathError{Op: "copy", Path: src, Err: errSpecial}
+	}
+	if err := withOwner(nil, dst, int(st.Uid), int(st.Gid), mode, true); err != nil {
+		return err
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFREG {
+		s, err := stampOf(dst)
+		if err != nil {
+			return err
+		}
+		sp.copied[rel] = s
+	}
+	return nil
+}
+
+// withOwner gives path its owner (and, with chmod, its mode: after the
+// chown, which clears set-id bits) unless err is already set.
+func withOwner(err error, path string, uid, gid int, mode os.FileMode, chmod bool) error {
+	if err != nil {
+		return err
+	}
+	if os.Geteuid() == 0 {
+		if err := os.Lchown(path, uid, gid); err != nil {
+			return err
+		}
+	}
+	if chmod {
+		return os.Chmod(path, mode&os.ModePerm|setIDBits(mode))
+	}
+	return nil
+}
+
+// setIDBits keeps sticky, setuid and setgid from a raw mode (os.FileMode
+// keeps them in other bits than the kernel).
+func setIDBits(raw os.FileMode) os.FileMode {
+	var m os.FileMode
+	if raw&unix.S_ISUID != 0 {
+		m |= os.ModeSetuid
+	}
+	if raw&unix.S_ISGID != 0 {
+		m |= os.ModeSetgid
+	}
+	if raw&unix.S_ISVTX != 0 {
+		m |= os.ModeSticky
+	}
+	return m
+}
+
+func stampOf(path string) (stamp2, error) {
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err != nil {
+		return stamp2{}, &os.PathError{Op: "lstat", Path: path, Err: err}
+	}
+	return stamp2{ino: int64(st.Ino), size: st.Size, ctime: st.Ctim}, nil
+}
+
+// copyRegular copies a regular file's bytes, never following a link at
+// either end.
+func copyRegular(src, dst string) error {
+	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// copyBack brings what the run changed in the box back to the host box:
+// new and changed regular files and directories (with their owner and
+// mode), and the removal of what it deleted. Symbolic links and special
+// files the run made stay behind: the host box is docket's, and a link
+// there could lead docket's later reads anywhere. Every host path is
+// resolved beneath the host box (os.Root), never through a link.
+func (sp *space) copyBack() error {
+	root, err := os.OpenRoot(sp.host)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	box := sp.dir("box")
+	seen := map[string]bool{}
+	err = filepath.WalkDir(box, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(box, p)
+		if err != nil || rel == "." {
+			return err
+		}
+		seen[rel] = true
+		var st unix.Stat_t
+		if err := unix.Lstat(p, &st); err != nil {
+			return &os.PathError{Op: "lstat", Path: rel, Err: err}
+		}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFDIR:
+			return backDir(root, rel, &st)
+		case unix.S_IFREG:
+			if s, ok := sp.copied[rel]; ok && s == (stamp2{ino: int64(st.Ino), size: st.Size, ctime: st.Ctim}) {
+				return nil // unchanged since docket copied it in
+			}
+			return backFile(root, p, rel, &st)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("copy the box back: %w", err)
+	}
+	for rel := range sp.copied {
+		if !seen[rel] {
+			if err := root.RemoveAll(rel); err != nil {
+				return fmt.Errorf("copy the box back: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// backDir makes sure the host box has directory rel, as the run left it.
+func backDir(root *os.Root, rel string, st *unix.Stat_t) error {
+	if info, err := root.Lstat(rel); err == nil && !info.IsDir() {
+		if err := root.RemoveAll(rel); err != nil {
+			return err
+		}
+	}
+	if err := root.Mkdir(rel, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return backOwner(root, rel, st)
+}
+
+// backFile copies the run's file p to the host box's rel.
+func backFile(root *os.Root, p, rel string, st *unix.Stat_t) error {
+	if info, err := root.Lstat(rel); err == nil && !info.Mode().IsRegular() {
+		if err := root.RemoveAll(rel); err != nil {
+			return err
+		}
+	}
+	in, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return backOwner(root, rel, st)
+}
+
+func backOwner(root *os.Root, rel string, st *unix.Stat_t) error {
+	if os.Geteuid() == 0 {
+		if err := root.Lchown(rel, int(st.Uid), int(st.Gid)); err != nil {
+			return err
+		}
+	}
+	// Permissions only: a set-id bit a run gave its file means nothing
+	// docket wants on the host.
+	return root.Chmod(rel, os.FileMode(st.Mode)&os.ModePerm)
+}
