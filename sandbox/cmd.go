@@ -404,7 +404,9 @@ func (c *Cmd) stdio(childFiles *[]*os.File) (in, out, errf *os.File, err error) 
 		}
 		*childFiles = append(*childFiles, in)
 	case *os.File:
-		in = r
+		if in, err = c.hidePath(r, childFiles); err != nil {
+			return
+		}
 	default:
 		pr, pw, e := os.Pipe()
 		if e != nil {
@@ -421,7 +423,8 @@ func (c *Cmd) stdio(childFiles *[]*os.File) (in, out, errf *os.File, err error) 
 	}
 	mk := func(w io.Writer, limit int64, src string) (*os.File, *capped, error) {
 		if f, ok := w.(*os.File); ok {
-			return f, nil, nil
+			f, err := c.hidePath(f, childFiles)
+			return f, nil, err
 		}
 		pr, pw, e := os.Pipe()
 		if e != nil {
