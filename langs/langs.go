@@ -61,6 +61,11 @@ type Language struct {
 	// CompileTime, CompileMemoryMB bound the compiler; defaults 30 s, 1024 MiB.
 	CompileTime     Duration `yaml:"compile_time,omitempty" json:"compile_time,omitempty"`
 	CompileMemoryMB int      `yaml:"compile_memory_mb,omitempty" json:"compile_memory_mb,omitempty"`
+	// DiskMB and CompileDiskMB bound the writable space (/box and /tmp
+	// together) of the language's runs and of its compiler, in MiB:
+	// defaults 64 (or the problem's docket.disk_mb) and 512.
+	DiskMB        int `yaml:"disk_mb,omitempty" json:"disk_mb,omitempty"`
+	CompileDiskMB int `yaml:"compile_disk_mb,omitempty" json:"compile_disk_mb,omitempty"`
 	// Version is a host command printing the toolchain's version; its first
 	// line is reported.
 	Version []string `yaml:"version,omitempty" json:"version,omitempty"`

@@ -120,13 +120,17 @@ func build(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, di
 	if mem <= 0 {
 		mem = 1024
 	}
+	disk := lang.CompileDiskMB
+	if disk <= 0 {
+		disk = 512 // a compiler's temporaries and caches (go build's, in /tmp)
+	}
 	var log bytes.Buffer
 	cmd := slot.Command("")
 	cmd.Args = langs.Expand(lang.Compile, vars, names)
 	cmd.Box, cmd.Env, cmd.Binds, cmd.Trusted = dir, lang.Env, binds(lang), trusted
 	cmd.Stdout, cmd.Stderr = &log, &log
 	cmd.Limits = sandbox.Limits{CPUTime: ct, WallTime: 2*ct + 5*time.Second, Memory: int64(mem) << 20,
-		Processes: 64, Stdout: compileLogCap, Stderr: compileLogCap, FileSize: 512 << 20, OpenFiles: 256, Disk: 512 << 20, DiskInodes: 16384}
+		Processes: 64, Stdout: compileLogCap, Stderr: compileLogCap, FileSize: 512 << 20, OpenFiles: 256, Disk: int64(disk) << 20, DiskInodes: 16384}
 	res, err := cmd.Run()
 	if err != nil {
 		return nil, cr, fmt.Errorf("compile %s: %w", lang.ID, err)

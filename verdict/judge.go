@@ -20,6 +20,9 @@ const (
 	DefaultTime     = time.Second
 	DefaultMemoryMB = 2048
 	DefaultOutputMB = 8
+	// DefaultDiskMB bounds what a run may write to /box and /tmp
+	// together, where neither the package nor the language says.
+	DefaultDiskMB = 64
 )
 
 // Judge judges submissions in one sandbox slot.
@@ -145,6 +148,8 @@ type run struct {
 	tl    time.Duration
 	memMB int
 	outMB int
+	// diskMB bounds each test run's /box and /tmp together.
+	diskMB int
 	// built programs: the submission (one, or two for two-step programs),
 	// the checker and the interactor
 	prog, prog2 *built
@@ -174,8 +179,11 @@ func (r *run) limits() {
 	r.tl = time.Duration(float64(base) * mult)
 	r.memMB = firstPositive(r.opt.MemoryMB, r.p.Limits.MemoryMB, DefaultMemoryMB)
 	r.outMB = firstPositive(r.opt.OutputMB, r.p.Limits.OutputMB, DefaultOutputMB)
+	// The package knows what its tests need; at least the output limit,
+	// so that a file as large as the allowed output can be written.
+	r.diskMB = max(firstPositive(r.p.Limits.DiskMB, r.lang.DiskMB, DefaultDiskMB), r.outMB)
 	*lu = LimitsUsed{TimeMs: r.tl.Milliseconds(), BaseTimeMs: base.Milliseconds(), TimeSource: src,
-		TimeMultiplier: mult, MemoryMB: r.memMB, OutputMB: r.outMB}
+		TimeMultiplier: mult, MemoryMB: r.memMB, OutputMB: r.outMB, DiskMB: r.diskMB}
 }
 
 func firstPositive(v ...int) int {

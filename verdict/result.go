@@ -99,6 +99,7 @@ type LimitsUsed struct {
 	TimeMultiplier float64 `json:"time_multiplier"` // the language's
 	MemoryMB       int     `json:"memory_mb"`
 	OutputMB       int     `json:"output_mb"`
+	DiskMB         int     `json:"disk_mb"` // a test run's /box and /tmp together
 }
 
 // worse orders verdicts for "the worst error".

@@ -93,7 +93,7 @@ func (r *run) runLimits(b *built) sandbox.Limits {
 	l := sandbox.Limits{
 		CPUTime: r.tl, WallTime: 2*r.tl + time.Second, Memory: int64(r.memMB) << 20,
 		Processes: b.lang.Processes, Threads: b.lang.Threads,
-		Stdout: out, Stderr: out, FileSize: out, Disk: 64 << 20,
+		Stdout: out, Stderr: out, FileSize: out, Disk: int64(r.diskMB) << 20,
 	}
 	if b.lang.AddressSpaceLimit {
 		l.AddressSpace = l.Memory

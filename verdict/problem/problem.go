@@ -61,6 +61,7 @@ type Limits struct {
 	MemoryMB     int
 	OutputMB     int
 	ValidationMB int
+	DiskMB       int // docket.disk_mb: a test run's /box and /tmp together
 }
 
 // Problem is a loaded, validated package.

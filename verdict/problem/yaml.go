@@ -39,6 +39,7 @@ type yamlDocket struct {
 	Interactor *yamlProgram `yaml:"interactor"`
 	TwoStep    *yamlTwoStep `yaml:"two_step"`
 	TimeLimit  *float64     `yaml:"time_limit"`
+	DiskMB     int          `yaml:"disk_mb"`
 }
 
 type yamlProgram struct {
@@ -144,6 +145,10 @@ func (l *loader) applyYAML(p *Problem, y *yamlProblem) {
 		l.errorf("problem.yaml limits: memory, output and validation_memory must be at most %d MiB", MaxMB)
 	}
 	p.Limits.MemoryMB, p.Limits.OutputMB, p.Limits.ValidationMB = y.Limits.Memory, y.Limits.Output, y.Limits.ValidationMem
+	if y.Docket.DiskMB < 0 || y.Docket.DiskMB > MaxMB {
+		l.errorf("problem.yaml docket.disk_mb: %d is not between 1 and %d MiB", y.Docket.DiskMB, MaxMB)
+	}
+	p.Limits.DiskMB = y.Docket.DiskMB
 	if ts := y.Docket.TwoStep; ts != nil {
 		t := &TwoStep{FirstArgs: ts.FirstArgs, SecondArgs: ts.SecondArgs}
 		switch ts.Mode {
