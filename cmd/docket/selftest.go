@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
@@ -148,19 +149,22 @@ func runEscapeChecks(sb *sandbox.Sandbox) []escapeCheck {
 		// want: status the sandbox must report, and whether output must say contained
 		wantStatus sandbox.Status
 		wantSource string
+		stdin      string // a host file given as stdin, whose path must not show
 	}{
-		{"read /etc/shadow", []string{"read", "/etc/shadow"}, sandbox.OK, ""},
-		{"read worker binary", []string{"read", exe}, sandbox.OK, ""},
-		{"see host processes", []string{"procs"}, sandbox.OK, ""},
-		{"write outside box", []string{"write", "/usr/docket-escape"}, sandbox.OK, ""},
-		{"tcp to loopback", []string{"connect", "127.0.0.1:" + port}, sandbox.OK, ""},
-		{"fork", []string{"fork"}, sandbox.OK, ""},
-		{"environment", []string{"env"}, sandbox.OK, ""},
-		{"mount", []string{"mount"}, sandbox.RE, sandbox.SourceSeccomp},
-		{"ptrace", []string{"ptrace"}, sandbox.RE, sandbox.SourceSeccomp},
-		{"unshare", []string{"unshare"}, sandbox.RE, sandbox.SourceSeccomp},
-		{"memory bomb", []string{"membomb"}, sandbox.MLE, sandbox.SourceMemory},
-		{"infinite loop", []string{"spin"}, sandbox.TLE, sandbox.SourceCPU},
+		{"read /etc/shadow", []string{"read", "/etc/shadow"}, sandbox.OK, "", ""},
+		{"read worker binary", []string{"read", exe}, sandbox.OK, "", ""},
+		{"see host processes", []string{"procs"}, sandbox.OK, "", ""},
+		{"write outside box", []string{"write", "/usr/docket-escape"}, sandbox.OK, "", ""},
+		{"tcp to loopback", []string{"connect", "127.0.0.1:" + port}, sandbox.OK, "", ""},
+		{"fork", []string{"fork"}, sandbox.OK, "", ""},
+		{"environment", []string{"env"}, sandbox.OK, "", ""},
+		{"mount", []string{"mount"}, sandbox.RE, sandbox.SourceSeccomp, ""},
+		{"ptrace", []string{"ptrace"}, sandbox.RE, sandbox.SourceSeccomp, ""},
+		{"unshare", []string{"unshare"}, sandbox.RE, sandbox.SourceSeccomp, ""},
+		{"memory bomb", []string{"membomb"}, sandbox.MLE, sandbox.SourceMemory, ""},
+		{"infinite loop", []string{"spin"}, sandbox.TLE, sandbox.SourceCPU, ""},
+		{"disk flood", []string{"diskflood"}, sandbox.OLE, sandbox.SourceDisk, ""},
+		{"host paths", []string{"hostpaths"}, sandbox.OK, "", exe},
 	}
 	os.Setenv("DOCKET_SELFTEST_SECRET", "selftest-secret")
 	var out []escapeCheck
@@ -170,6 +174,15 @@ func runEscapeChecks(sb *sandbox.Sandbox) []escapeCheck {
 		cmd.Env = []string{"DOCKET_ESCAPE=1"}
 		cmd.Binds = []mount.Bind{{Source: exe, Target: "/.selftest/docket"}}
 		cmd.Limits = sandbox.Limits{CPUTime: time.Second, WallTime: 3 * time.Second, Memory: 128 << 20}
+		if ch.stdin != "" {
+			in, err := os.Open(ch.stdin)
+			if err != nil {
+				out = append(out, escapeCheck{Name: ch.name, Detail: err.Error()})
+				continue
+			}
+			defer in.Close()
+			cmd.Stdin = in
+		}
 		res, err := cmd.Run()
 		c := escapeCheck{Name: ch.name}
 		switch {
@@ -255,6 +268,58 @@ func escapeMain(args []string) int {
 	case "spin":
 		for {
 		}
+	case "diskflood":
+		return diskFlood(say)
+	case "hostpaths":
+		return hostPaths(say)
 	}
 	return 2
+}
+
+// diskFlood writes file after file into /tmp, ignoring SIGXFSZ, a new file
+// at each refusal: the sandbox must end it OLE "disk" (it stops by itself
+// after 1 GiB, which then is an escape).
+func diskFlood(say func(bool, string, ...any) int) int {
+	signal.Ignore(syscall.SIGXFSZ)
+	buf := make([]byte, 1<<20)
+	var total int64
+	for i := 0; total < 1<<30 && i < 1<<16; i++ {
+		f, err := os.Create(fmt.Sprintf("/tmp/flood%d", i))
+		if err != nil {
+			continue
+		}
+		for {
+			n, err := f.Write(buf)
+			total += int64(n)
+			if err != nil {
+				break
+			}
+		}
+		f.Close()
+	}
+	return say(true, "wrote %d bytes", total)
+}
+
+// hostPaths looks for host paths where a run can read about itself: its
+// standard descriptors (stdin is a host file) and the roots of its /box
+// and /tmp mounts.
+func hostPaths(say func(bool, string, ...any) int) int {
+	var leaks []string
+	for fd := 0; fd <= 2; fd++ {
+		l, _ := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd))
+		if l != "/" && l != "/dev/null" && !strings.HasPrefix(l, "pipe:") && !strings.HasPrefix(l, "socket:") {
+			leaks = append(leaks, fmt.Sprintf("fd %d: %s", fd, l))
+		}
+	}
+	mi, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return say(true, "mountinfo: %v", err)
+	}
+	for _, line := range strings.Split(string(mi), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 4 && (f[4] == "/box" || f[4] == "/tmp") && f[3] != f[4] {
+			leaks = append(leaks, f[4]+" is "+f[3])
+		}
+	}
+	return say(len(leaks) > 0, "host paths seen: %d %v", len(leaks), leaks)
 }
