@@ -40,8 +40,10 @@ func runExec(args []string) int {
 	mem := fs.String("memory", "256M", "memory limit (K, M, G suffixes)")
 	procs := fs.Int("processes", 1, "processes allowed (1: fork refused, threads allowed)")
 	output := fs.String("output", "64M", "stdout cap and file-size limit")
+	disk := fs.String("disk", "64M", "bytes the program may write to /box and /tmp together (OLE disk beyond)")
+	inodes := fs.Int("disk-inodes", 4096, "files and directories the program may create in /box and /tmp")
 	stdinPath := fs.String("stdin", "", "file to use as stdin (default /dev/null)")
-	dir := fs.String("dir", "", "host directory mounted read-write at /box, the working directory (created for the sandbox uid if missing; default: a fresh temporary box)")
+	dir := fs.String("dir", "", "host directory whose contents the program finds at /box, its working directory; what it changes there is copied back (created for the sandbox uid if missing; default: a fresh empty box)")
 	network := fs.Bool("network", false, "keep the host network")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	cpus := fs.String("cpus", "", "pin to these CPUs (cpuset syntax)")
@@ -70,6 +72,11 @@ func runExec(args []string) int {
 		fmt.Fprintf(os.Stderr, "docket exec: --output: %v\n", err)
 		return exitUsage
 	}
+	diskBytes, err := parseSize(*disk)
+	if err != nil || diskBytes <= 0 || *inodes <= 0 {
+		fmt.Fprintf(os.Stderr, "docket exec: --disk and --disk-inodes must be positive (%v)\n", err)
+		return exitUsage
+	}
 	sb, err := openSandbox()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "docket exec: %v\n", err)
@@ -84,7 +91,8 @@ func runExec(args []string) int {
 	cmd := slot.Command(argv[0], argv[1:]...)
 	cmd.Env = envs
 	cmd.Network = *network
-	cmd.Limits = sandbox.Limits{CPUTime: *cpu, WallTime: *wall, Memory: memBytes, Processes: *procs, Stdout: outBytes, CPUs: *cpus}
+	cmd.Limits = sandbox.Limits{CPUTime: *cpu, WallTime: *wall, Memory: memBytes, Processes: *procs, Stdout: outBytes, CPUs: *cpus,
+		Disk: diskBytes, DiskInodes: *inodes}
 	if *dir != "" {
 		if err := prepareBox(*dir, slot); err != nil {
 			fmt.Fprintf(os.Stderr, "docket exec: --dir: %v\n", err)
