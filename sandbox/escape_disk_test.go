@@ -5,6 +5,7 @@ package sandbox_test
 // host's paths.
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -183,4 +184,26 @@ func chownTree(t *testing.T, dir string, uid int) {
 		}
 		return nil
 	})
+}
+
+// TestBoxSpecialFile: a box holding what cannot be copied (a FIFO) is a
+// setup error of the run, named, and leaves nothing behind.
+func TestBoxSpecialFile(t *testing.T) {
+	sl := testSlot(t)
+	box := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(box, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := runBox(sl, box)
+	var se *sandbox.SetupError
+	if !errors.As(err, &se) || se.Stage != "box" {
+		t.Fatalf("run with a FIFO in its box: %v, want a SetupError at stage box", err)
+	}
+	assertClean(t, sl)
+}
+
+func runBox(sl *sandbox.Slot, box string) (*sandbox.Result, error) {
+	cmd := sl.Command("/bin/true")
+	cmd.Box = box
+	return cmd.Run()
 }

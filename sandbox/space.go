@@ -70,8 +70,8 @@ func (sp *space) dir(name string) string {
 // newSpace makes a run's writable space: a tmpfs sized for host's contents
 // plus lim's disk limits, the box directory (host's contents, owner and
 // mode, or an empty directory of uid's, mode 0700) and a sticky /tmp.
-func newSpace(host string, lim Limits, uid, gid int) (sp *space, err error) {
-	sp = &space{host: host, limit: usage{bytes: roundPage(lim.Disk), inodes: int64(lim.DiskInodes)}}
+func newSpace(host string, lim Limits, uid, gid int) (*space, error) {
+	sp := &space{host: host, limit: usage{bytes: roundPage(lim.Disk), inodes: int64(lim.DiskInodes)}}
 	need := usage{inodes: 3} // the root, box, tmp
 	if host != "" {
 		n, err := measure(host)
@@ -80,33 +80,38 @@ func newSpace(host string, lim Limits, uid, gid int) (sp *space, err error) {
 		}
 		need.bytes, need.inodes = need.bytes+n.bytes, need.inodes+n.inodes
 	}
+	var err error
 	if sp.mnt, err = mountTmpfs(need.bytes+sp.limit.bytes+spaceSlack, need.inodes+sp.limit.inodes+1); err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			sp.close()
-		}
-	}()
-	if err := sp.makeBox(host, uid, gid); err != nil {
-		return nil, err
-	}
-	if err := os.Mkdir(sp.dir("tmp"), 0o755); err != nil {
-		return nil, err
-	}
-	if err := os.Chmod(sp.dir("tmp"), 0o1777); err != nil { // Mkdir applies the umask and drops the sticky bit
-		return nil, err
-	}
-	if sp.base, err = sp.usage(); err != nil {
-		return nil, err
-	}
-	if sp.box, err = sp.clone("box"); err != nil {
-		return nil, err
-	}
-	if sp.tmp, err = sp.clone("tmp"); err != nil {
+	if err := sp.fill(host, uid, gid); err != nil {
+		sp.close()
 		return nil, err
 	}
 	return sp, nil
+}
+
+// fill makes the box and /tmp, takes the baseline and the clones.
+func (sp *space) fill(host string, uid, gid int) (err error) {
+	if err := sp.makeBox(host, uid, gid); err != nil {
+		return err
+	}
+	if err := os.Mkdir(sp.dir("tmp"), 0o755); err != nil {
+		return err
+	}
+	if err := os.Chmod(sp.dir("tmp"), 0o1777); err != nil { // Mkdir applies the umask and drops the sticky bit
+		return err
+	}
+	if sp.base, err = sp.usage(); err != nil {
+		return err
+	}
+	if sp.box, err = sp.clone("box"); err != nil {
+		return err
+	}
+	if sp.tmp, err = sp.clone("tmp"); err != nil {
+		return err
+	}
+	return nil
 }
 
 func roundPage(n int64) int64 { return (n + pageSize - 1) / pageSize * pageSize }
