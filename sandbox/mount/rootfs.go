@@ -1,6 +1,7 @@
 // Package mount builds a sandboxed run's filesystem: a new root on a
 // private tmpfs holding read-only bind mounts of the system and language
-// directories, the writable box, a size-limited /tmp, a fresh /proc and a
+// directories (read-only, nosuid and nodev down to every host mount below
+// them), the writable box, a size-limited /tmp, a fresh /proc and a
 // minimal /dev, then pivot_root into it. It runs in the sandbox helper,
 // inside a new mount namespace, before the uid switch.
 //
@@ -221,6 +222,11 @@ func bind(root string, b Bind) error {
 		flags |= unix.MS_RDONLY
 	}
 	if err := unix.Mount("", full, "", flags, ""); err != nil {
+		return fail("remount "+dst, err)
+	}
+	// Nor does it change the host's mounts below the source, which
+	// MS_REC brought along with their own flags.
+	if err := restrictTree(full, b.Writable); err != nil {
 		return fail("remount "+dst, err)
 	}
 	return nil

@@ -10,8 +10,10 @@
  * the uid switch: every mount needs that privilege. The layout:
  *
  *	<mount point>          tmpfs, 1 MiB: the new root, read-only at the end
- *	  <binds>              read-only (the box read-write); a symlinked
- *	                       source (/lib -> usr/lib) becomes the same symlink
+ *	  <binds>              read-only (the box read-write), nosuid, nodev,
+ *	                       with every host mount below them (submounts.c);
+ *	                       a symlinked source (/lib -> usr/lib) becomes
+ *	                       the same symlink
  *	  <masks>              /dev/null over a file a bind exposed
  *	  /tmp                 tmpfs, the run's size
  *	  /proc                a fresh proc of the new pid namespace
@@ -250,8 +252,18 @@ static int bind_one(const char *root, const struct dk_bind *b)
 		flags |= MS_RDONLY;
 	if (mount("", full, "", flags, NULL) < 0)
 		return FAIL_ERRNO(errno, "remount %s", dst);
+	/* Nor does it change the host's mounts below the source, which
+	 * MS_REC brought along with their own flags. */
+	if (dk_restrict_tree(full, b->writable) < 0)
+		return fail("remount %s", dst);
 	free(full);
 	return 0;
+}
+
+/* bind_one, for the Go tests (nsinit_cgo.go). */
+int dk_bind_one(const char *root, const struct dk_bind *b)
+{
+	return bind_one(root, b);
 }
 
 /* mount.mask: /dev/null (still the host's) over root+path, if it is a file. */
