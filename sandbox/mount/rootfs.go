@@ -253,6 +253,12 @@ func dev(root string, byBind bool) error {
 			if err := unix.Mount("/dev/"+n.Name, p, "", unix.MS_BIND, ""); err != nil {
 				return fail("bind /dev/"+n.Name, err)
 			}
+			// The bind has the host's /dev flags: read-only and nosuid
+			// like every mount of the root (a device is written through
+			// a read-only mount all the same).
+			if err := unix.Mount("", p, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NOEXEC, ""); err != nil {
+				return fail("remount /dev/"+n.Name, err)
+			}
 			continue
 		}
 		if err := unix.Mknod(p, unix.S_IFCHR|0o666, int(unix.Mkdev(n.Major, n.Minor))); err != nil {
@@ -269,10 +275,10 @@ func dev(root string, byBind bool) error {
 			return fail("symlink /dev/"+name, err)
 		}
 	}
-	if !byBind {
-		if err := unix.Mount("", d, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NOEXEC, ""); err != nil {
-			return fail("remount /dev read-only", err)
-		}
+	// Only this mount: bound nodes are mounts of their own, read-only
+	// already.
+	if err := unix.Mount("", d, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NOEXEC, ""); err != nil {
+		return fail("remount /dev read-only", err)
 	}
 	return nil
 }

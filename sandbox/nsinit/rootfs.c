@@ -17,7 +17,8 @@
  *	  <masks>              /dev/null over a file a bind exposed
  *	  /tmp                 tmpfs, the run's size
  *	  /proc                a fresh proc of the new pid namespace
- *	  /dev                 tmpfs with five device nodes and the fd links
+ *	  /dev                 tmpfs with five device nodes and the fd links,
+ *	                       read-only
  *
  * then pivot_root into it and drop the old root.
  */
@@ -317,6 +318,11 @@ static int dev(const char *root, int by_bind)
 			char *host = dk_concat3("/dev/", devices[i].name, "");
 			if (mount(host, p, "", MS_BIND, NULL) < 0)
 				return FAIL_ERRNO(errno, "bind /dev/%s", devices[i].name);
+			/* The bind has the host's /dev flags: read-only and nosuid
+			 * like every mount of the root (a device is written
+			 * through a read-only mount all the same). */
+			if (mount("", p, "", MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) < 0)
+				return FAIL_ERRNO(errno, "remount /dev/%s", devices[i].name);
 			free(host);
 		} else {
 			if (mknod(p, S_IFCHR | 0666, makedev(devices[i].major, devices[i].minor)) < 0)
@@ -336,9 +342,9 @@ static int dev(const char *root, int by_bind)
 		}
 		free(p);
 	}
-	/* Bound nodes keep their own mounts; only a mknod'ed /dev can be
-	 * made read-only as a whole without losing them. */
-	if (!by_bind && mount("", d, "", MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) < 0)
+	/* Only this mount: bound nodes are mounts of their own, read-only
+	 * already. */
+	if (mount("", d, "", MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) < 0)
 		return FAIL_ERRNO(errno, "remount /dev read-only");
 	free(d);
 	return 0;
