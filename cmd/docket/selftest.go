@@ -155,6 +155,7 @@ func runEscapeChecks(sb *sandbox.Sandbox) []escapeCheck {
 		{"read worker binary", []string{"read", exe}, sandbox.OK, "", ""},
 		{"see host processes", []string{"procs"}, sandbox.OK, "", ""},
 		{"write outside box", []string{"write", "/usr/docket-escape"}, sandbox.OK, "", ""},
+		{"recursive read-only", []string{"mounts"}, sandbox.OK, "", ""},
 		{"tcp to loopback", []string{"connect", "127.0.0.1:" + port}, sandbox.OK, "", ""},
 		{"fork", []string{"fork"}, sandbox.OK, "", ""},
 		{"environment", []string{"env"}, sandbox.OK, "", ""},
@@ -232,6 +233,9 @@ func escapeMain(args []string) int {
 	case "write":
 		err := os.WriteFile(args[1], []byte("x"), 0o644)
 		return say(err == nil, "write %s: %v", args[1], err)
+	case "mounts":
+		loose, detail := looseMounts()
+		return say(loose, "%s", detail)
 	case "connect":
 		c, err := net.DialTimeout("tcp", args[1], time.Second)
 		if c != nil {

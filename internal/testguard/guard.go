@@ -59,6 +59,38 @@ func fuzzWorker() bool {
 // Guarded reports whether the tests run inside the guard.
 func Guarded() bool { return os.Getenv(envGuarded) == "1" }
 
+// Rerun runs the tests of this test binary that match the -test.run
+// pattern run again, in a child process inside the guard (its pid
+// namespace and cgroup), started through the command prefix wrap (such as
+// unshare(1)) with env added to this process's environment. It returns the
+// child's combined output. (A user namespace needs such a wrapper: a
+// threaded process cannot enter one, and the Go runtime writes a child's
+// uid_map through /proc/<pid>, which names another process here, where
+// /proc is the host's.)
+func Rerun(run string, wrap []string, env ...string) ([]byte, error) {
+	if !Guarded() {
+		return nil, fmt.Errorf("testguard: Rerun outside the guard")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	// The child is guarded already: its gate opens at once.
+	gateR, gateW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	gateW.Write([]byte{1})
+	gateW.Close()
+	defer gateR.Close()
+	args := append(append(append([]string{}, wrap...), exe), "-test.run="+run, "-test.count=1")
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.ExtraFiles = []*os.File{gateR}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return cmd.CombinedOutput()
+}
+
 func guardedMain(m interface{ Run() int }) int {
 	gate := os.NewFile(3, "gate")
 	var b [1]byte

@@ -1,6 +1,7 @@
 // Package mount builds a sandboxed run's filesystem: a new root on a
 // private tmpfs holding read-only bind mounts of the system and language
-// directories, the writable box, a size-limited /tmp, a fresh /proc and a
+// directories (read-only, nosuid and nodev down to every host mount below
+// them), the writable box, a size-limited /tmp, a fresh /proc and a
 // minimal /dev, then pivot_root into it. It runs in the sandbox helper,
 // inside a new mount namespace, before the uid switch.
 //
@@ -223,6 +224,11 @@ func bind(root string, b Bind) error {
 	if err := unix.Mount("", full, "", flags, ""); err != nil {
 		return fail("remount "+dst, err)
 	}
+	// Nor does it change the host's mounts below the source, which
+	// MS_REC brought along with their own flags.
+	if err := restrictTree(full, b.Writable); err != nil {
+		return fail("remount "+dst, err)
+	}
 	return nil
 }
 
@@ -247,6 +253,12 @@ func dev(root string, byBind bool) error {
 			if err := unix.Mount("/dev/"+n.Name, p, "", unix.MS_BIND, ""); err != nil {
 				return fail("bind /dev/"+n.Name, err)
 			}
+			// The bind has the host's /dev flags: read-only and nosuid
+			// like every mount of the root (a device is written through
+			// a read-only mount all the same).
+			if err := unix.Mount("", p, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NOEXEC, ""); err != nil {
+				return fail("remount /dev/"+n.Name, err)
+			}
 			continue
 		}
 		if err := unix.Mknod(p, unix.S_IFCHR|0o666, int(unix.Mkdev(n.Major, n.Minor))); err != nil {
@@ -263,10 +275,10 @@ func dev(root string, byBind bool) error {
 			return fail("symlink /dev/"+name, err)
 		}
 	}
-	if !byBind {
-		if err := unix.Mount("", d, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NOEXEC, ""); err != nil {
-			return fail("remount /dev read-only", err)
-		}
+	// Only this mount: bound nodes are mounts of their own, read-only
+	// already.
+	if err := unix.Mount("", d, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NOEXEC, ""); err != nil {
+		return fail("remount /dev read-only", err)
 	}
 	return nil
 }

@@ -133,6 +133,14 @@ void dk_free_request(struct dk_request *req); /* for the Go tests; the helper ne
 
 /* rootfs.c: build the new root and pivot into it; cwd is "/" afterwards. */
 int dk_build_rootfs(const struct dk_rootfs *r);
+/* rootfs.c: one bind, as in a build (for the Go tests, nsinit_cgo.go). */
+int dk_bind_one(const char *root, const struct dk_bind *b);
+/* submounts.c: every mount at and below full, a bind's mount point, made
+ * nosuid, nodev and (unless writable) read-only; -1 with dk_errmsg set.
+ * dk_no_mount_setattr, set only by the tests, makes it take the fallback
+ * of a kernel without mount_setattr. */
+int dk_restrict_tree(const char *full, int writable);
+extern int dk_no_mount_setattr;
 /* rootfs.c, in the zygote: build a template root in the current (new,
  * private) mount namespace and pivot into it: binds, masks and /dev, and
  * the empty mount points /tmp, /proc and DK_BOX_DIR. */

@@ -119,3 +119,39 @@ func decodeRequestC(b []byte) (*Request, error) {
 	}
 	return req, nil
 }
+
+// bindC runs the C helper's bind (rootfs.c bind_one) in the calling
+// thread's mount namespace, with mount_setattr or, with fallback, the way
+// of a kernel without it: for the test that holds it to mount's.
+func bindC(root string, b mount.Bind, fallback bool) error {
+	var strs []*C.char
+	str := func(s string) *C.char {
+		p := C.CString(s)
+		strs = append(strs, p)
+		return p
+	}
+	defer func() {
+		for _, p := range strs {
+			C.free(unsafe.Pointer(p))
+		}
+	}()
+	cb := C.struct_dk_bind{src: str(b.Source), dst: str(b.Target)}
+	if b.Writable {
+		cb.writable = 1
+	}
+	if b.Optional {
+		cb.optional = 1
+	}
+	if fallback {
+		C.dk_no_mount_setattr = 1
+		defer func() { C.dk_no_mount_setattr = 0 }()
+	}
+	if C.dk_bind_one(str(root), &cb) < 0 {
+		msg := "out of memory"
+		if C.dk_errmsg != nil {
+			msg = C.GoString(C.dk_errmsg)
+		}
+		return errors.New(msg)
+	}
+	return nil
+}

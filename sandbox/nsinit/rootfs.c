@@ -10,12 +10,15 @@
  * the uid switch: every mount needs that privilege. The layout:
  *
  *	<mount point>          tmpfs, 1 MiB: the new root, read-only at the end
- *	  <binds>              read-only (the box read-write); a symlinked
- *	                       source (/lib -> usr/lib) becomes the same symlink
+ *	  <binds>              read-only (the box read-write), nosuid, nodev,
+ *	                       with every host mount below them (submounts.c);
+ *	                       a symlinked source (/lib -> usr/lib) becomes
+ *	                       the same symlink
  *	  <masks>              /dev/null over a file a bind exposed
  *	  /tmp                 tmpfs, the run's size
  *	  /proc                a fresh proc of the new pid namespace
- *	  /dev                 tmpfs with five device nodes and the fd links
+ *	  /dev                 tmpfs with five device nodes and the fd links,
+ *	                       read-only
  *
  * then pivot_root into it and drop the old root.
  */
@@ -250,8 +253,18 @@ static int bind_one(const char *root, const struct dk_bind *b)
 		flags |= MS_RDONLY;
 	if (mount("", full, "", flags, NULL) < 0)
 		return FAIL_ERRNO(errno, "remount %s", dst);
+	/* Nor does it change the host's mounts below the source, which
+	 * MS_REC brought along with their own flags. */
+	if (dk_restrict_tree(full, b->writable) < 0)
+		return fail("remount %s", dst);
 	free(full);
 	return 0;
+}
+
+/* bind_one, for the Go tests (nsinit_cgo.go). */
+int dk_bind_one(const char *root, const struct dk_bind *b)
+{
+	return bind_one(root, b);
 }
 
 /* mount.mask: /dev/null (still the host's) over root+path, if it is a file. */
@@ -305,6 +318,11 @@ static int dev(const char *root, int by_bind)
 			char *host = dk_concat3("/dev/", devices[i].name, "");
 			if (mount(host, p, "", MS_BIND, NULL) < 0)
 				return FAIL_ERRNO(errno, "bind /dev/%s", devices[i].name);
+			/* The bind has the host's /dev flags: read-only and nosuid
+			 * like every mount of the root (a device is written
+			 * through a read-only mount all the same). */
+			if (mount("", p, "", MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) < 0)
+				return FAIL_ERRNO(errno, "remount /dev/%s", devices[i].name);
 			free(host);
 		} else {
 			if (mknod(p, S_IFCHR | 0666, makedev(devices[i].major, devices[i].minor)) < 0)
@@ -324,9 +342,9 @@ static int dev(const char *root, int by_bind)
 		}
 		free(p);
 	}
-	/* Bound nodes keep their own mounts; only a mknod'ed /dev can be
-	 * made read-only as a whole without losing them. */
-	if (!by_bind && mount("", d, "", MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) < 0)
+	/* Only this mount: bound nodes are mounts of their own, read-only
+	 * already. */
+	if (mount("", d, "", MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) < 0)
 		return FAIL_ERRNO(errno, "remount /dev read-only");
 	free(d);
 	return 0;
