@@ -265,6 +265,7 @@ func (r *run) judgeTests(ctx context.Context) {
 			res.Verdict = t.Verdict
 			if t.Verdict == SE && res.Error == "" {
 				res.Error = "test " + t.Name + ": " + t.Feedback
+				res.ErrorTest = t.Name
 			}
 			break
 		}
@@ -316,6 +317,9 @@ func (r *run) group(ctx context.Context, g *problem.Group, index *int, total int
 		} else {
 			tr = r.testFn(ctx, t)
 		}
+		// Here, where every test result passes, not in each kind of test:
+		// a test built anywhere else (two-step, interactive) cannot miss it.
+		tr.Sample = g.Sample()
 		accepted := tr.Verdict == AC
 		judged = judged || tr.Verdict != SK
 		s := g.Config.RejectScore

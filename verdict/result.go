@@ -4,6 +4,8 @@
 // HTTP: `docket run` and the queue worker both call Judge.
 package verdict
 
+import "github.com/docketjudge/docket/verdict/problem"
+
 // Verdict codes of the wire protocol.
 type Verdict string
 
@@ -49,6 +51,14 @@ type Result struct {
 	Worker       string        `json:"worker,omitempty"`
 	Attempt      int           `json:"attempt,omitempty"`
 	Error        string        `json:"error"`
+	// ErrorTest names the test whose failure Error quotes (a checker
+	// that failed, say): the message is that test's feedback, and a
+	// contestant's view hides it with the test's.
+	ErrorTest string `json:"error_test,omitempty"`
+	// FeedbackPolicy is the submission's effective policy (the worker
+	// sets it: job, else package, else its default), so that the bridge
+	// can filter a contestant's view without loading the problem.
+	FeedbackPolicy problem.FeedbackPolicy `json:"feedback_policy,omitempty"`
 }
 
 // CompileResult is the compile step.
@@ -60,8 +70,12 @@ type CompileResult struct {
 
 // TestResult is one test.
 type TestResult struct {
-	Name          string       `json:"name"`
-	Group         string       `json:"group"`
+	Name  string `json:"name"`
+	Group string `json:"group"`
+	// Sample: the test is under data/sample, so its details are public
+	// under the "samples" feedback policy. Always written: a reader that
+	// finds no sample field must take the test for a secret one.
+	Sample        bool         `json:"sample"`
 	Verdict       Verdict      `json:"verdict"`
 	TimeMs        int64        `json:"time_ms"`
 	WallMs        int64        `json:"wall_ms"`

@@ -2,7 +2,7 @@
 // (problemarchive.org): the legacy layout, the 2023-07 draft, and the
 // 2025-09 names where they differ (test_group.yaml), plus docket's own
 // extension under the `docket:` key of problem.yaml (testlib checkers and
-// interactors, two-step problems). A package is validated on load, with
+// interactors, two-step problems, the contestant's feedback policy). A package is validated on load, with
 // errors that name the file, and has a content digest.
 package problem
 
@@ -79,6 +79,9 @@ type Problem struct {
 	Root           *Group  // data/
 	Tests          []*Test // every test, in judging order (sample first)
 	Digest         string  // sha256 of the package's content (submissions excluded)
+	// Feedback is docket.feedback: which tests' details a contestant
+	// sees; "" when the package leaves it to the worker's default.
+	Feedback FeedbackPolicy
 }
 
 // Group is a directory of tests under data/.

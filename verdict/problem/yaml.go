@@ -40,6 +40,7 @@ type yamlDocket struct {
 	TwoStep    *yamlTwoStep `yaml:"two_step"`
 	TimeLimit  *float64     `yaml:"time_limit"`
 	DiskMB     int          `yaml:"disk_mb"`
+	Feedback   string       `yaml:"feedback"` // samples | all | none
 }
 
 type yamlProgram struct {
@@ -149,6 +150,11 @@ func (l *loader) applyYAML(p *Problem, y *yamlProblem) {
 		l.errorf("problem.yaml docket.disk_mb: %d is not between 1 and %d MiB", y.Docket.DiskMB, MaxMB)
 	}
 	p.Limits.DiskMB = y.Docket.DiskMB
+	if f, err := ParseFeedbackPolicy(y.Docket.Feedback); err != nil {
+		l.errorf("problem.yaml docket.feedback: %v", err)
+	} else {
+		p.Feedback = f
+	}
 	if ts := y.Docket.TwoStep; ts != nil {
 		t := &TwoStep{FirstArgs: ts.FirstArgs, SecondArgs: ts.SecondArgs}
 		switch ts.Mode {
