@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/verdict"
+	"github.com/docketjudge/docket/verdict/problem"
 )
 
 // Stream, consumer and bucket names of the wire protocol (DESIGN.md).
@@ -44,6 +45,9 @@ type Job struct {
 	Language      string            `json:"language"`
 	Files         map[string]string `json:"files"`
 	Limits        *JobLimits        `json:"limits,omitempty"`
+	// FeedbackPolicy overrides the package's docket.feedback and the
+	// worker's default: which tests' details a contestant's view shows.
+	FeedbackPolicy problem.FeedbackPolicy `json:"feedback_policy,omitempty"`
 }
 
 // JobLimits override the package's.
@@ -67,6 +71,9 @@ type InlineTest struct {
 	Name   string `json:"name,omitempty"`
 	Input  string `json:"input"`
 	Answer string `json:"answer"`
+	// Sample puts the test under data/sample: judged first, and its
+	// details public under the "samples" feedback policy.
+	Sample bool `json:"sample,omitempty"`
 }
 
 // PoisonError: a job that can never succeed. It gets a final result with
@@ -135,7 +142,24 @@ func DecodeJob(data []byte, maxSource int) (*Job, error) {
 	if l := j.Limits; l != nil && (l.TimeMs < 0 || l.MemoryMB < 0 || l.OutputMB < 0 || l.TimeMs > 600000) {
 		return &j, poison(verdict.SE, "job limits out of range")
 	}
+	if _, err := problem.ParseFeedbackPolicy(string(j.FeedbackPolicy)); err != nil {
+		return &j, poison(verdict.SE, "job feedback_policy: %v", err)
+	}
 	return &j, nil
+}
+
+// EffectiveFeedback is a submission's feedback policy: the job's, else the
+// package's docket.feedback, else the worker's default, else samples. The
+// job decides last because the backend knows what neither the package nor
+// the worker does: whether this is a contest, a practice session or the
+// analysis after one.
+func EffectiveFeedback(job, pkg, worker problem.FeedbackPolicy) problem.FeedbackPolicy {
+	for _, p := range []problem.FeedbackPolicy{job, pkg, worker} {
+		if p != "" {
+			return p
+		}
+	}
+	return problem.DefaultFeedback
 }
 
 func truncate(s string, n int) string {
@@ -160,4 +184,9 @@ type Event struct {
 	Total        int                    `json:"total,omitempty"`
 	Group        *verdict.GroupResult   `json:"group,omitempty"`
 	Result       *verdict.Result        `json:"result,omitempty"`
+	// FeedbackPolicy is the submission's effective policy, on every event
+	// from compile on (started comes before the problem is loaded), so
+	// that the bridge can filter any one event alone: live, replayed or
+	// resumed after Last-Event-ID.
+	FeedbackPolicy problem.FeedbackPolicy `json:"feedback_policy,omitempty"`
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/docketjudge/docket/verdict"
+	"github.com/docketjudge/docket/verdict/problem"
 )
 
 // maxErrorLen bounds an error message that goes into a final result: the
@@ -33,6 +34,9 @@ func FuzzDecodeJob(f *testing.F) {
 		`{"v":1,"submission_id":"s","problem":"p","language":"c","files":{"a":"0123456789012345678901234567890123456789"}}`,
 		`{"V":1,"SUBMISSION_ID":"s","Problem":"p","language":"c","files":{"a":"\u0000\udc00"}}`,
 		`{"v":1,"submission_id":"s","submission_id":"t","problem":"p","language":"c","files":{"a":""}}`,
+		`{"v":1,"submission_id":"s","problem":"p","language":"c","files":{"a":""},"feedback_policy":"none"}`,
+		`{"v":1,"submission_id":"s","problem":"p","language":"c","files":{"a":""},"feedback_policy":"secret"}`,
+		`{"v":1,"submission_id":"s","language":"c","files":{"a":""},"inline_problem":{"tests":[{"input":"1","answer":"1","sample":true}]},"feedback_policy":"all"}`,
 		`{"submission_id":"s-9","files":7}`,
 		`{"v":1e400}`, `[]`, `null`, `"x"`, ``, `{`, "\xff\xfe",
 	} {
@@ -96,5 +100,8 @@ func checkValidJob(t *testing.T, j *Job, maxSource int) {
 	}
 	if l := j.Limits; l != nil && (l.TimeMs < 0 || l.TimeMs > 600000 || l.MemoryMB < 0 || l.OutputMB < 0) {
 		t.Fatalf("accepted limits %+v", *l)
+	}
+	if _, err := problem.ParseFeedbackPolicy(string(j.FeedbackPolicy)); err != nil {
+		t.Fatalf("accepted feedback_policy %q", j.FeedbackPolicy)
 	}
 }

@@ -378,8 +378,10 @@ func WriteInline(dir string, ip *InlineProblem) (*problem.Problem, error) {
 	if ip.MemoryMB > 0 {
 		fmt.Fprintf(&y, "  memory: %d\n", ip.MemoryMB)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "data", "secret"), 0o755); err != nil {
-		return nil, err
+	for _, g := range []string{"sample", "secret"} {
+		if err := os.MkdirAll(filepath.Join(dir, "data", g), 0o755); err != nil {
+			return nil, err
+		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "problem.yaml"), []byte(y.String()), 0o644); err != nil {
 		return nil, err
@@ -389,7 +391,11 @@ func WriteInline(dir string, ip *InlineProblem) (*problem.Problem, error) {
 		if t.Name != "" && ValidID(t.Name) {
 			name = fmt.Sprintf("%03d-%s", i+1, t.Name)
 		}
-		base := filepath.Join(dir, "data", "secret", name)
+		group := "secret"
+		if t.Sample {
+			group = "sample"
+		}
+		base := filepath.Join(dir, "data", group, name)
 		if err := os.WriteFile(base+".in", []byte(t.Input), 0o644); err != nil {
 			return nil, err
 		}

@@ -37,6 +37,9 @@ type Config struct {
 	Metrics     *Metrics
 	EnsureInfra bool // create streams and the consumer (true for every worker)
 	Mode        Mode // ModeJudge unless a capacity test asked for ModeCapacityTest by name
+	// Feedback is the default feedback policy, for jobs and packages that
+	// set none (DOCKET_FEEDBACK_POLICY); "" is problem.DefaultFeedback.
+	Feedback problem.FeedbackPolicy
 }
 
 func (c *Config) defaults() {
@@ -63,6 +66,9 @@ func (c *Config) defaults() {
 	}
 	if c.Mode == "" {
 		c.Mode = ModeJudge
+	}
+	if c.Feedback == "" {
+		c.Feedback = problem.DefaultFeedback
 	}
 	if c.Name == "" {
 		h, _ := os.Hostname()
@@ -103,6 +109,11 @@ func New(ctx context.Context, nc *nats.Conn, j *verdict.Judge, cfg Config) (*Wor
 	cfg.defaults()
 	if _, err := ParseMode(string(cfg.Mode)); err != nil {
 		return nil, err
+	}
+	// A worker that guessed a policy could show secret details to every
+	// contestant: it refuses to start instead.
+	if _, err := problem.ParseFeedbackPolicy(string(cfg.Feedback)); err != nil {
+		return nil, fmt.Errorf("worker: default %w", err)
 	}
 	if j == nil && cfg.Mode != ModeCapacityTest {
 		return nil, errors.New("worker: a judging worker needs a judge (a sandbox slot)")
@@ -363,6 +374,8 @@ func (w *Worker) judgeJob(ctx context.Context, job *Job, ev *events) (*verdict.R
 	if w.cfg.Mode == ModeCapacityTest {
 		return NotJudgedResult(job.SubmissionID), nil
 	}
+	policy := EffectiveFeedback(job.FeedbackPolicy, p.Feedback, w.cfg.Feedback)
+	ev.policy = policy
 	files := map[string][]byte{}
 	for n, b := range job.Files {
 		files[n] = []byte(b)
@@ -373,6 +386,7 @@ func (w *Worker) judgeJob(ctx context.Context, job *Job, ev *events) (*verdict.R
 		opt.MemoryMB, opt.OutputMB = l.MemoryMB, l.OutputMB
 	}
 	res := w.judge.Judge(ctx, p, verdict.Submission{ID: job.SubmissionID, Language: job.Language, Files: files}, opt)
+	res.FeedbackPolicy = policy
 	return res, nil
 }
 
@@ -391,7 +405,8 @@ func (w *Worker) finish(ctx context.Context, id string, attempt int, res *verdic
 	if err != nil {
 		return err
 	}
-	final, _ := json.Marshal(Event{V: 1, SubmissionID: id, Attempt: attempt, Seq: seq, Time: time.Now().UTC(), Type: "final", Worker: w.cfg.Name, Result: res})
+	final, _ := json.Marshal(Event{V: 1, SubmissionID: id, Attempt: attempt, Seq: seq, Time: time.Now().UTC(), Type: "final", Worker: w.cfg.Name, Result: res,
+		FeedbackPolicy: res.FeedbackPolicy})
 	// Both in flight at once, then both acknowledged: one round trip.
 	rf, err := w.js.PublishAsync(w.subj.Results(id), body, jetstream.WithMsgID(id+":result"))
 	if err != nil {
@@ -462,6 +477,7 @@ type events struct {
 	attempt int
 	seq     int
 	lease   *lease
+	policy  problem.FeedbackPolicy // the submission's, once its problem is loaded
 }
 
 func newEvents(w *Worker, id string, attempt int) *events {
@@ -474,6 +490,7 @@ func (e *events) publish(ev Event) {
 	}
 	e.seq++
 	ev.V, ev.SubmissionID, ev.Attempt, ev.Seq, ev.Time = 1, e.id, e.attempt, e.seq, time.Now().UTC()
+	ev.FeedbackPolicy = e.policy
 	b, err := json.Marshal(ev)
 	if err != nil {
 		return

@@ -1,0 +1,101 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docketjudge/docket/verdict"
+	"github.com/docketjudge/docket/verdict/problem"
+)
+
+// The precedence: the job, then the package, then the worker's default,
+// then samples.
+func TestEffectiveFeedback(t *testing.T) {
+	const s, a, n = problem.FeedbackSamples, problem.FeedbackAll, problem.FeedbackNone
+	for _, tc := range []struct {
+		job, pkg, worker, want problem.FeedbackPolicy
+	}{
+		{"", "", "", s},
+		{"", "", n, n},
+		{"", a, n, a},   // the package beats the worker
+		{n, a, a, n},    // the job beats both
+		{a, n, n, a},    // also when it shows more
+		{s, "", a, s},   // and when it names the default
+		{"", n, "", n},  // a package alone
+		{a, "", "", a},  // a job alone
+		{"", s, a, s},   // a package naming the default still beats the worker
+		{"", "", s, s},  // the worker naming the default
+		{n, n, n, n},    // agreement
+		{"", "", "", s}, // nothing set anywhere
+	} {
+		if got := EffectiveFeedback(tc.job, tc.pkg, tc.worker); got != tc.want {
+			t.Errorf("job %q, package %q, worker %q: %q, want %q", tc.job, tc.pkg, tc.worker, got, tc.want)
+		}
+	}
+}
+
+func TestDecodeJobFeedbackPolicy(t *testing.T) {
+	job := func(policy string) []byte {
+		return []byte(`{"v":1,"submission_id":"s-1","problem":"aplusb","language":"cpp","files":{"a.cpp":""},"feedback_policy":` + policy + `}`)
+	}
+	for _, p := range []string{"samples", "all", "none", ""} {
+		j, err := DecodeJob(job(`"`+p+`"`), 0)
+		if err != nil || string(j.FeedbackPolicy) != p {
+			t.Errorf("%q: %v, policy %q", p, err, j.FeedbackPolicy)
+		}
+	}
+	for _, bad := range []string{`"secret"`, `"All"`, `"jury"`, `" all"`, `"` + strings.Repeat("x", 10000) + `"`} {
+		j, err := DecodeJob(job(bad), 0)
+		var pe *PoisonError
+		if !errors.As(err, &pe) || pe.Verdict != verdict.SE ||
+			!strings.HasPrefix(pe.Msg, "job feedback_policy: invalid feedback policy") || !strings.HasSuffix(pe.Msg, "want samples, all or none") || len(pe.Msg) > 200 {
+			t.Errorf("%.40s: %v, want a short SE poison naming feedback_policy", bad, err)
+		}
+		if j.SubmissionID != "s-1" {
+			t.Errorf("%.40s: the error result would go to %q", bad, j.SubmissionID)
+		}
+	}
+	// Not a string: the whole job is malformed, and says so.
+	if _, err := DecodeJob(job(`["all"]`), 0); err == nil || !strings.Contains(err.Error(), "malformed job") {
+		t.Errorf("a list as the policy: %v", err)
+	}
+}
+
+// A worker whose default is not a policy refuses to start.
+func TestNewRefusesInvalidFeedback(t *testing.T) {
+	_, nc, _ := embeddedJS(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, bad := range []problem.FeedbackPolicy{"everything", "SAMPLES", "samples,all"} {
+		_, err := New(ctx, nc, nil, Config{Mode: ModeCapacityTest, Feedback: bad, EnsureInfra: true})
+		if !errors.Is(err, problem.ErrFeedbackPolicy) || !strings.Contains(err.Error(), string(bad)) {
+			t.Errorf("%q: %v, want ErrFeedbackPolicy naming the value", bad, err)
+		}
+	}
+	w, err := New(ctx, nc, nil, Config{Mode: ModeCapacityTest, EnsureInfra: true})
+	if err != nil || w.cfg.Feedback != problem.FeedbackSamples {
+		t.Fatalf("no policy set: %v, default %q", err, w.cfg.Feedback)
+	}
+}
+
+// Inline tests marked sample become data/sample tests.
+func TestInlineSamples(t *testing.T) {
+	p, err := WriteInline(filepath.Join(t.TempDir(), "inline"), &InlineProblem{Tests: []InlineTest{
+		{Name: "big", Input: "1\n", Answer: "1\n"},
+		{Name: "ex", Input: "2\n", Answer: "2\n", Sample: true},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tc := range p.Tests {
+		got = append(got, tc.Name+"="+map[bool]string{true: "sample", false: "secret"}[tc.Group.Sample()])
+	}
+	if strings.Join(got, ",") != "sample/002-ex=sample,secret/001-big=secret" {
+		t.Errorf("tests %v", got)
+	}
+}
