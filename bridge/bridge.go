@@ -376,7 +376,8 @@ func (b *Bridge) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid submission id: want 1-128 characters of [A-Za-z0-9_-]")
 		return
 	}
-	if status, msg := b.authorize(r, id); status != http.StatusOK {
+	status, msg, who := b.authorize(r, id)
+	if status != http.StatusOK {
 		if status == http.StatusUnauthorized {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="docket"`)
 		}
@@ -385,36 +386,38 @@ func (b *Bridge) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch rt {
 	case routeResult:
-		b.serveResult(w, r, id)
+		b.serveResult(w, r, id, who)
 	case routeEvents:
-		b.serveEvents(w, r, id)
+		b.serveEvents(w, r, id, who)
 	case routeWatch:
 		serveWatch(w, r)
 	}
 }
 
-// authorize checks the request's tokens for submission id: 200, 401 when
-// there is none, 403 when none opens id.
-func (b *Bridge) authorize(r *http.Request, id string) (int, string) {
+// authorize checks the request's tokens for submission id: 200 and whom
+// the answer is for (the jury with the operator token, the contestant
+// with a per-submission token), 401 when there is no token, 403 when
+// none opens id.
+func (b *Bridge) authorize(r *http.Request, id string) (int, string, viewer) {
 	var header string
 	if h := r.Header.Get("Authorization"); h != "" {
 		scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
-			return http.StatusUnauthorized, "the Authorization header must be \"Bearer <token>\""
+			return http.StatusUnauthorized, "the Authorization header must be \"Bearer <token>\"", contestant
 		}
 		header = strings.TrimSpace(tok)
 	}
 	query := r.URL.Query().Get("token")
 	if header == "" && query == "" {
-		return http.StatusUnauthorized, "a token is needed: Authorization: Bearer <token>, or ?token=<token>"
+		return http.StatusUnauthorized, "a token is needed: Authorization: Bearer <token>, or ?token=<token>", contestant
 	}
-	if header != "" && (b.isOperator(header) || b.opensSubmission(header, id)) {
-		return http.StatusOK, ""
+	if header != "" && b.isOperator(header) {
+		return http.StatusOK, "", jury
 	}
-	if query != "" && b.opensSubmission(query, id) {
-		return http.StatusOK, ""
+	if header != "" && b.opensSubmission(header, id) || query != "" && b.opensSubmission(query, id) {
+		return http.StatusOK, "", contestant
 	}
-	return http.StatusForbidden, "this token does not give access to submission " + id
+	return http.StatusForbidden, "this token does not give access to submission " + id, contestant
 }
 
 func (b *Bridge) isOperator(tok string) bool {

@@ -106,8 +106,10 @@ func (b *Bridge) resumePoint(ctx context.Context, id string, last uint64) (done,
 	return res != nil, false, err
 }
 
-// serveEvents streams GET /v1/submissions/{id}/events.
-func (b *Bridge) serveEvents(w http.ResponseWriter, r *http.Request, id string) {
+// serveEvents streams GET /v1/submissions/{id}/events, each event as
+// the worker published it for the jury, filtered by the submission's
+// feedback policy for a contestant.
+func (b *Bridge) serveEvents(w http.ResponseWriter, r *http.Request, id string, who viewer) {
 	last, resume, err := lastEventID(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -244,7 +246,17 @@ func (b *Bridge) serveEvents(w http.ResponseWriter, r *http.Request, id string) 
 				log.Warn().Err(err).Msg("bridge: event without metadata; skipped")
 				continue
 			}
-			typ, ok := b.frame(&buf, md.Sequence.Stream, m.Data())
+			data := m.Data()
+			if who == contestant {
+				// Every event passes here, history and live alike, and a
+				// resumed stream starts here too: nothing reaches a
+				// contestant unfiltered.
+				if data, err = contestantEvent(data); err != nil {
+					log.Warn().Err(err).Uint64("seq", md.Sequence.Stream).Msg("bridge: event cannot be filtered for a contestant; skipped")
+					continue
+				}
+			}
+			typ, ok := b.frame(&buf, md.Sequence.Stream, data)
 			if !ok {
 				log.Warn().Uint64("seq", md.Sequence.Stream).Msg("bridge: event is not JSON; skipped")
 				continue

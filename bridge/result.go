@@ -8,13 +8,25 @@ import (
 )
 
 // serveResult answers GET /v1/submissions/{id}: the last message on
-// <prefix>.results.<id> (200), else {"status":"pending"} when the
+// <prefix>.results.<id> (200; a contestant's filtered by its feedback
+// policy), else {"status":"pending"} when the
 // submission has events (202), else 404.
-func (b *Bridge) serveResult(w http.ResponseWriter, r *http.Request, id string) {
+func (b *Bridge) serveResult(w http.ResponseWriter, r *http.Request, id string, who viewer) {
 	ctx := r.Context()
 	res, err := b.lastMsg(ctx, ResultsStream, b.resultsSubject(id))
 	if err != nil {
 		b.unavailable(w, r, ResultsStream, err)
+		return
+	}
+	if res != nil && who == contestant {
+		body, err := contestantResult(res.Data)
+		if err != nil {
+			// Nothing that cannot be filtered reaches a contestant.
+			b.log.Warn().Err(err).Str("submission", id).Msg("bridge: the stored result cannot be read; not shown to the contestant")
+			writeError(w, http.StatusBadGateway, "the stored result of "+id+" is not a valid result")
+			return
+		}
+		writeRawJSON(w, http.StatusOK, body)
 		return
 	}
 	if res != nil {
