@@ -171,3 +171,54 @@ func TestWatchPageInChromium(t *testing.T) {
 		t.Fatalf("events requests after the final event: %q", got)
 	}
 }
+
+// TestWatchPageHidesSecretFeedback: the watch page, opened with the
+// per-submission token as a contestant would, shows the sample test's
+// feedback and not the secret test's, nowhere in the document.
+func TestWatchPageHidesSecretFeedback(t *testing.T) {
+	chromiumBinary(t) // skips, saying why, before anything starts
+	e := newEnv(t, nil)
+	id := "s-watch-secret"
+	e.judged(id, "samples")
+
+	b := startBrowser(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	p := b.newPage(ctx)
+	p.navigate(ctx, e.url("/watch/"+id+"?token="+SubmissionToken([]byte(testSecret), id)))
+	var d domState
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		d = domState{}
+		if err := p.eval(ctx, domExpr, &d); err == nil && d.Final && len(d.Rows) == 2 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !d.Final || len(d.Rows) != 2 {
+		t.Fatalf("the page did not show the final result: %+v\nconsole:\n%s", d, b.cdp.consoleLog())
+	}
+	var html string
+	if err := p.eval(ctx, "document.documentElement.outerHTML", &html); err != nil {
+		t.Fatal(err)
+	}
+	for _, leak := range []string{secretLeak, extraLeak, "expected 2000000000"} {
+		if strings.Contains(html, leak) {
+			t.Errorf("the watch page shows %q to the per-submission token:\n%s", leak, html)
+		}
+	}
+	if len(d.Rows[0]) != 6 || d.Rows[0][1] != "sample/1" || d.Rows[0][5] != sampleFeedback {
+		t.Errorf("sample row %q, want its feedback %q", d.Rows[0], sampleFeedback)
+	}
+	if len(d.Rows[1]) != 6 || d.Rows[1][1] != "secret/01-max" || d.Rows[1][2] != "WA" || d.Rows[1][3] != "7 ms" || d.Rows[1][5] != "hidden" {
+		t.Errorf("secret row %q, want its verdict and time, and its details hidden", d.Rows[1])
+	}
+	if d.Verdict != "WA" {
+		t.Errorf("final verdict %q", d.Verdict)
+	}
+	if path := os.Getenv("DOCKET_WATCH_SCREENSHOT"); path != "" {
+		if err := p.screenshot(ctx, strings.TrimSuffix(path, ".png")+"-secret.png"); err != nil {
+			t.Log("screenshot:", err)
+		}
+	}
+}

@@ -46,7 +46,7 @@
     var tr = rows.get(key);
     if (!tr) {
       tr = document.createElement('tr');
-      ['idx', 'name', 'verdict', 'time', 'mem'].forEach(function (c) {
+      ['idx', 'name', 'verdict', 'time', 'mem', 'details'].forEach(function (c) {
         var td = document.createElement('td');
         td.className = c;
         tr.appendChild(td);
@@ -61,7 +61,11 @@
     setVerdict(c[2], t.verdict);
     c[3].textContent = fmtTime(t.time_ms);
     c[4].textContent = fmtMem(t.memory_kb);
-    tr.title = t.feedback || '';
+    // The bridge has already removed what this token may not see; a
+    // test whose details it removed says so rather than looking empty.
+    c[5].textContent = t.feedback_hidden ? 'hidden' : (t.feedback || '');
+    c[5].title = t.feedback_hidden ? "this test's details are shown to the jury only" : '';
+    c[5].classList.toggle('hidden', !!t.feedback_hidden);
     $('no-tests').hidden = true;
   }
   function clearRun() {
