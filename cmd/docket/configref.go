@@ -93,10 +93,14 @@ var envGroups = []envGroup{
 		},
 	},
 	{
-		title:    "docket worker",
-		intro:    "The worker's mode. The capacity-test mode judges nothing and answers every job with SE \"not judged\"; it exists to measure the queue alone and is refused unless asked for by its exact name.",
+		title: "docket worker",
+		intro: "The worker's mode and its default feedback policy. The capacity-test mode judges nothing and answers every job with SE \"not judged\"; it exists to measure the queue alone and is refused unless asked for by its exact name. " +
+			"The feedback policy decides which tests' details (checker and comparison messages) a contestant's per-submission token shows through the bridge; a job's `feedback_policy`, then the package's `docket.feedback`, come before it (docs/protocol.md). An unknown value stops the worker.",
 		spec:     &workerEnv{},
-		commands: []string{"worker"},
+		commands: []string{"worker", "serve"},
+		usedBy: map[string][]string{
+			"DOCKET_WORKER_MODE": {"worker"},
+		},
 	},
 	{
 		title:    "docket serve",

@@ -45,16 +45,23 @@ func runServe(args []string) int {
 	data := fs.String("data", se.DataDir, "JetStream data directory")
 	problems := fs.String("problems", "./problems", "directory of problem packages pushed at start (each subdirectory with a problem.yaml)")
 	workers := fs.Int("workers", 1, "in-process workers (0 allowed)")
+	feedback := fs.String("feedback-policy", "", feedbackFlag)
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: docket serve [--data DIR] [--problems DIR] [--workers N]\n\nflags:\n")
+		fmt.Fprintf(os.Stderr, "usage: docket serve [--data DIR] [--problems DIR] [--workers N] [--feedback-policy samples|all|none]\n\nflags:\n")
 		fs.PrintDefaults()
 		envUsageAll()
+		usagef(&workerEnv{})
 		usagef(&serveEnv{})
 	}
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
 	qe, err := loadQueueEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket serve:", err)
+		return exitUsage
+	}
+	fb, err := workerFeedback(*feedback)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket serve:", err)
 		return exitUsage
@@ -99,7 +106,7 @@ func runServe(args []string) int {
 			return exitSystem
 		}
 		defer wnc.Drain()
-		w, release, err := startWorker(ctx, wnc, qe, metrics, qe.logger("worker"))
+		w, release, err := startWorker(ctx, wnc, qe, fb, metrics, qe.logger("worker"))
 		if err != nil {
 			log.Error().Err(err).Msg("worker cannot start")
 			return exitSystem

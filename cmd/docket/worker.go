@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/verdict"
+	"github.com/docketjudge/docket/verdict/problem"
 	"github.com/docketjudge/docket/worker"
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
@@ -26,7 +27,36 @@ func init() {
 
 // workerEnv is the worker's own part of the configuration (DOCKET_*).
 type workerEnv struct {
-	Mode string `envconfig:"WORKER_MODE" desc:"judge (the default), or capacity-test-no-judging: acks every job with verdict SE, not judged, to measure the queue alone; never on a real queue"`
+	Mode           string `envconfig:"WORKER_MODE" desc:"judge (the default), or capacity-test-no-judging: acks every job with verdict SE, not judged, to measure the queue alone; never on a real queue"`
+	FeedbackPolicy string `envconfig:"FEEDBACK_POLICY" default:"samples" desc:"the feedback policy of jobs and problem packages that set none: samples (a contestant sees the details of sample tests only), all, or none (verdict, time and memory only); the operator always sees everything; --feedback-policy overrides it"`
+}
+
+// feedbackFlag is the usage of --feedback-policy, for worker and serve.
+const feedbackFlag = "default feedback policy for jobs and packages that set none: samples, all or none (default DOCKET_FEEDBACK_POLICY, else samples)"
+
+// workerFeedback is the workers' default feedback policy: --feedback-policy
+// when given, else DOCKET_FEEDBACK_POLICY. An unknown value in either is
+// an error naming where it came from (even one the flag overrides: a
+// configuration that does not parse is refused, not half used): a guess
+// could show secret tests' details to every contestant.
+func workerFeedback(flagValue string) (problem.FeedbackPolicy, error) {
+	var e workerEnv
+	if err := envProcess(&e); err != nil {
+		return "", err
+	}
+	p, err := problem.ParseFeedbackPolicy(e.FeedbackPolicy)
+	if err != nil {
+		return "", fmt.Errorf("DOCKET_FEEDBACK_POLICY: %w", err)
+	}
+	if flagValue != "" {
+		if p, err = problem.ParseFeedbackPolicy(flagValue); err != nil {
+			return "", fmt.Errorf("--feedback-policy: %w", err)
+		}
+	}
+	if p == "" { // DOCKET_FEEDBACK_POLICY set to nothing
+		p = problem.DefaultFeedback
+	}
+	return p, nil
 }
 
 // workerMode is the mode that the flag and DOCKET_WORKER_MODE ask for,
@@ -53,8 +83,9 @@ func workerMode(capacityFlag bool) (worker.Mode, error) {
 func runWorker(args []string) int {
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	capacity := fs.Bool(string(worker.ModeCapacityTest), false, "capacity tests only: judge nothing, ack every job with verdict SE \"not judged\" (same as DOCKET_WORKER_MODE="+string(worker.ModeCapacityTest)+")")
+	feedback := fs.String("feedback-policy", "", feedbackFlag)
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: docket worker [--%s]\n\nPulls jobs from docket.jobs.<queue> one at a time, judges them, publishes events and results.\nSIGTERM: stops fetching, finishes the current job within DOCKET_GRACE, else gives it back; exit 0.\n\n", worker.ModeCapacityTest)
+		fmt.Fprintf(os.Stderr, "usage: docket worker [--%s] [--feedback-policy samples|all|none]\n\nPulls jobs from docket.jobs.<queue> one at a time, judges them, publishes events and results.\nSIGTERM: stops fetching, finishes the current job within DOCKET_GRACE, else gives it back; exit 0.\n\n", worker.ModeCapacityTest)
 		fs.PrintDefaults()
 		envUsageAll()
 		usagef(&workerEnv{})
@@ -63,6 +94,11 @@ func runWorker(args []string) int {
 		return code
 	}
 	mode, err := workerMode(*capacity)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docket worker:", err)
+		return exitUsage
+	}
+	fb, err := workerFeedback(*feedback)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket worker:", err)
 		return exitUsage
@@ -88,9 +124,9 @@ func runWorker(args []string) int {
 	release := func() {}
 	if mode == worker.ModeCapacityTest {
 		// No sandbox: nothing is run, so none is probed or set up.
-		w, err = newWorker(ctx, nc, qe, nil, "capacity-test", mode, metrics, log)
+		w, err = newWorker(ctx, nc, qe, nil, "capacity-test", mode, fb, metrics, log)
 	} else {
-		w, release, err = startWorker(ctx, nc, qe, metrics, log)
+		w, release, err = startWorker(ctx, nc, qe, fb, metrics, log)
 	}
 	if err != nil {
 		log.Error().Err(err).Msg("worker cannot start")
@@ -116,12 +152,12 @@ func runWorker(args []string) int {
 const startTries = 5
 
 // startWorker builds a judging worker with its own sandbox slot.
-func startWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, m *worker.Metrics, log zerolog.Logger) (*worker.Worker, func(), error) {
+func startWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, fb problem.FeedbackPolicy, m *worker.Metrics, log zerolog.Logger) (*worker.Worker, func(), error) {
 	j, release, err := newJudge()
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := newWorker(ctx, nc, qe, j, fmt.Sprintf("s%d", j.Slot.N), worker.ModeJudge, m, log.With().Int("slot", j.Slot.N).Logger())
+	w, err := newWorker(ctx, nc, qe, j, fmt.Sprintf("s%d", j.Slot.N), worker.ModeJudge, fb, m, log.With().Int("slot", j.Slot.N).Logger())
 	if err != nil {
 		release()
 		return nil, nil, err
@@ -131,7 +167,7 @@ func startWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, m *worker.Metr
 
 // newWorker configures a worker from the environment; its id is
 // host-pid-suffix (the sandbox slot, or the mode when nothing is judged).
-func newWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, j *verdict.Judge, suffix string, mode worker.Mode, m *worker.Metrics, log zerolog.Logger) (*worker.Worker, error) {
+func newWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, j *verdict.Judge, suffix string, mode worker.Mode, fb problem.FeedbackPolicy, m *worker.Metrics, log zerolog.Logger) (*worker.Worker, error) {
 	_, le, _ := loadCatalog()
 	cache := le.CacheDir
 	if cache == "" {
@@ -142,7 +178,7 @@ func newWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, j *verdict.Judge
 		Name: fmt.Sprintf("%s-%d-%s", name, os.Getpid(), suffix), Prefix: qe.SubjectPrefix, Queue: qe.Queue,
 		AckWait: qe.AckWait, MaxDeliver: qe.MaxDeliver, BackOff: qe.BackOff, Replicas: qe.Replicas, MaxSource: qe.MaxSource,
 		Grace: qe.Grace, CacheDir: filepath.Join(cache, "problems"), CacheBytes: qe.CacheBytes,
-		InlineDir: os.TempDir(), Logger: log, Metrics: m, EnsureInfra: true, Mode: mode,
+		InlineDir: os.TempDir(), Logger: log, Metrics: m, EnsureInfra: true, Mode: mode, Feedback: fb,
 	}
 	// A cluster in the middle of an election can let the streams' set-up
 	// time out; a few tries spare the worker a restart by its supervisor.
