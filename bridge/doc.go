@@ -1,7 +1,7 @@
 // Package bridge is docket's SSE bridge: it relays a submission's progress
 // events from the JetStream stream DOCKET_EVENTS to browsers as
 // Server-Sent Events, and serves stored results from DOCKET_RESULTS. It
-// speaks only HTTP and the wire protocol (shared/DESIGN.md); it knows
+// speaks only HTTP and the wire protocol (docs/protocol.md); it knows
 // nothing of the sandbox or of how judging is done.
 //
 // # Routes
@@ -40,6 +40,13 @@
 // accepted too).
 // No token gives 401, a token that does not open this submission 403.
 // Tokens are compared in constant time.
+//
+// The operator token gets events and results exactly as the workers
+// published them. A per-submission token gets the contestant's view:
+// each event and the result filtered by the submission's feedback policy
+// (the feedback_policy field; missing or unknown is "none"), so that the
+// details of secret tests (feedback, an error quoting them, any field not
+// on the lists in feedback.go) never reach the submission's owner.
 //
 // # Server-side resources
 //
