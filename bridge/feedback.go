@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 )
 
 // viewer is whom a request reads for. The jury (the operator token) gets
@@ -27,6 +28,7 @@ const (
 const (
 	feedbackSamples = "samples" // details of tests marked "sample": true only
 	feedbackAll     = "all"     // every test's details: the jury's view
+	feedbackNone    = "none"    // no test's details
 )
 
 // hiddenError replaces a result's error that quotes a hidden test.
@@ -179,15 +181,42 @@ func contestantResult(data []byte) ([]byte, error) {
 	}
 	if raw, ok := res["error"]; ok {
 		out["error"] = raw
-		// An error quoting a test (a checker that failed on it) is that
-		// test's feedback: hidden with it.
-		var name string
-		if json.Unmarshal(res["error_test"], &name) == nil && name != "" && !shownTests[name] {
+		if errorHidden(res, raw, policy, shownTests) {
 			out["error"], _ = json.Marshal(hiddenError)
 			out["error_hidden"] = rawTrue
 		}
 	}
 	return json.Marshal(out)
+}
+
+// errorHidden reports whether a result's error (raw) is a hidden test's
+// feedback: it names the test in error_test (a checker that failed on
+// it), or quotes it as docket writes such errors, "test NAME: ...". A
+// result without a policy this bridge knows hides any error: a worker
+// from before feedback policies wrote no error_test, and its results
+// stay in the stream for days. shownTests maps the result's test names
+// to whether their details are shown.
+func errorHidden(res map[string]json.RawMessage, raw json.RawMessage, policy string, shownTests map[string]bool) bool {
+	var msg string
+	if json.Unmarshal(raw, &msg) != nil {
+		return true // not a string: none that docket writes
+	}
+	if msg == "" {
+		return false
+	}
+	if policy != feedbackSamples && policy != feedbackNone {
+		return true
+	}
+	var name string
+	if json.Unmarshal(res["error_test"], &name) == nil && name != "" && !shownTests[name] {
+		return true
+	}
+	for n, shown := range shownTests {
+		if !shown && strings.HasPrefix(msg, "test "+n+":") {
+			return true
+		}
+	}
+	return false
 }
 
 // contestantTest is one test result as a contestant sees it: whole when

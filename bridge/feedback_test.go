@@ -304,12 +304,19 @@ func TestErrorQuotingHiddenTest(t *testing.T) {
 		{"s-err-all", "all", "secret/01-max", quote, true},
 		{"s-err-unknown-test", "samples", "secret/99", "test secret/99: 2000000001", false},
 		{"s-err-no-test", "none", "", "language cobol is unknown: 2000000001 languages known", true}, // not a test's: shown
+		{"s-err-quoted", "samples", "", "test secret/01-max: the checker failed: 2000000001", false}, // quoted without error_test
+		{"s-err-legacy", "", "", "test secret/01-max: the checker failed: 2000000001", false},        // a worker before policies
+		{"s-err-legacy-other", "", "", "language cobol is unknown: 2000000001", false},               // any error, then
+		{"s-err-odd-policy", "jury", "", "language cobol is unknown: 2000000001", false},
 	} {
 		res := map[string]any{"v": 1, "submission_id": tc.id, "verdict": "SE", "score": 0, "max_score": 1, "feedback_policy": tc.policy,
 			"tests":  []any{judgedTest("sample/1", true, "AC", ""), judgedTest("secret/01-max", false, "SE", quote)},
 			"groups": []any{}, "error": tc.err}
 		if tc.errorTest != "" {
 			res["error_test"] = tc.errorTest
+		}
+		if tc.policy == "" {
+			delete(res, "feedback_policy")
 		}
 		e.publish(tc.id, "final", map[string]any{"result": res, "feedback_policy": tc.policy})
 		data, _ := json.Marshal(res)

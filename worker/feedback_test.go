@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,9 @@ import (
 
 	"github.com/docketjudge/docket/verdict"
 	"github.com/docketjudge/docket/verdict/problem"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
 )
 
 // The precedence: the job, then the package, then the worker's default,
@@ -97,5 +101,66 @@ func TestInlineSamples(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "sample/002-ex=sample,secret/001-big=secret" {
 		t.Errorf("tests %v", got)
+	}
+}
+
+// Results that end a job before its problem is loaded carry a policy too
+// (the job's when valid, else the worker's default): the bridge hides
+// the error of a result without one.
+func TestEarlyResultsCarryPolicy(t *testing.T) {
+	ns, _, js := embeddedJS(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, _, err := Push(ctx, js, "../problems/aplusb"); err != nil {
+		t.Fatal(err)
+	}
+	wnc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wnc.Close()
+	w, err := New(ctx, wnc, nil, Config{Name: "cap-fb", Mode: ModeCapacityTest, EnsureInfra: true, Feedback: problem.FeedbackNone,
+		CacheDir: t.TempDir(), InlineDir: t.TempDir(), Logger: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	subj := Subjects{Prefix: "docket"}
+	job := func(id, prob, policy string) []byte {
+		b, _ := json.Marshal(map[string]any{"v": 1, "submission_id": id, "problem": prob, "language": "cpp",
+			"files": map[string]string{"main.cpp": "int main(){}"}, "feedback_policy": policy})
+		return b
+	}
+	want := map[string]problem.FeedbackPolicy{}
+	for id, c := range map[string]struct {
+		body []byte
+		want problem.FeedbackPolicy
+	}{
+		"early-job":        {job("early-job", "aplusb", "all"), problem.FeedbackAll},
+		"early-default":    {job("early-default", "aplusb", ""), problem.FeedbackNone},
+		"early-bad-policy": {job("early-bad-policy", "aplusb", "secret"), problem.FeedbackNone},
+		"early-missing":    {job("early-missing", "no-such-problem", "samples"), problem.FeedbackSamples},
+		"early-badjson":    {[]byte(`{"v":1,"submission_id":"early-badjson",`), problem.FeedbackNone},
+	} {
+		if _, err := js.Publish(ctx, subj.Jobs("default"), c.body, jetstream.WithMsgID(id)); err != nil {
+			t.Fatal(err)
+		}
+		want[id] = c.want
+	}
+	rctx, rcancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- w.Run(rctx) }()
+	defer func() { rcancel(); <-done }()
+	rs, _ := js.Stream(ctx, ResultsStream)
+	for id, policy := range want {
+		var r verdict.Result
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if m, err := rs.GetLastMsgForSubject(ctx, subj.Results(id)); err == nil {
+				json.Unmarshal(m.Data, &r)
+				break
+			}
+		}
+		if r.Verdict != verdict.SE || r.FeedbackPolicy != policy {
+			t.Errorf("%s: verdict %q, feedback_policy %q; want SE and %q (error %q)", id, r.Verdict, r.FeedbackPolicy, policy, r.Error)
+		}
 	}
 }

@@ -230,7 +230,8 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 		errors.As(derr, &pe)
 		log.Warn().Str("error", pe.Msg).Msg("job can never succeed: final error result, terminated")
 		if ValidID(job.SubmissionID) {
-			res := &verdict.Result{V: 1, SubmissionID: job.SubmissionID, Verdict: pe.Verdict, Error: pe.Msg, Tests: []verdict.TestResult{}, Groups: []verdict.GroupResult{}}
+			res := &verdict.Result{V: 1, SubmissionID: job.SubmissionID, Verdict: pe.Verdict, Error: pe.Msg, Tests: []verdict.TestResult{}, Groups: []verdict.GroupResult{},
+				FeedbackPolicy: w.earlyFeedback(job)}
 			if pe.Verdict == verdict.CE {
 				res.Compile.Log = pe.Msg
 			}
@@ -308,7 +309,8 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 	if err != nil {
 		var pe *PoisonError
 		if errors.As(err, &pe) {
-			res = &verdict.Result{V: 1, SubmissionID: job.SubmissionID, Verdict: pe.Verdict, Error: pe.Msg, Tests: []verdict.TestResult{}, Groups: []verdict.GroupResult{}}
+			res = &verdict.Result{V: 1, SubmissionID: job.SubmissionID, Verdict: pe.Verdict, Error: pe.Msg, Tests: []verdict.TestResult{}, Groups: []verdict.GroupResult{},
+				FeedbackPolicy: w.earlyFeedback(job)}
 		} else {
 			// Local to this worker (its problem cache cannot be written,
 			// e.g. a full disk): give the job back for another worker; it
@@ -372,7 +374,9 @@ func (w *Worker) judgeJob(ctx context.Context, job *Job, ev *events) (*verdict.R
 		}
 	}
 	if w.cfg.Mode == ModeCapacityTest {
-		return NotJudgedResult(job.SubmissionID), nil
+		res := NotJudgedResult(job.SubmissionID)
+		res.FeedbackPolicy = w.earlyFeedback(job)
+		return res, nil
 	}
 	policy := EffectiveFeedback(job.FeedbackPolicy, p.Feedback, w.cfg.Feedback)
 	ev.policy = policy
@@ -388,6 +392,19 @@ func (w *Worker) judgeJob(ctx context.Context, job *Job, ev *events) (*verdict.R
 	res := w.judge.Judge(ctx, p, verdict.Submission{ID: job.SubmissionID, Language: job.Language, Files: files}, opt)
 	res.FeedbackPolicy = policy
 	return res, nil
+}
+
+// earlyFeedback is the feedback policy of a result that ends a job
+// before its problem is loaded: the job's when it is valid, else the
+// worker's default. Such a result has no tests; it gets a policy all the
+// same, because the bridge hides the error of a result without one (a
+// worker before policies could quote a secret test there).
+func (w *Worker) earlyFeedback(job *Job) problem.FeedbackPolicy {
+	jp, err := problem.ParseFeedbackPolicy(string(job.FeedbackPolicy))
+	if err != nil {
+		jp = ""
+	}
+	return EffectiveFeedback(jp, "", w.cfg.Feedback)
 }
 
 // finish publishes the final result and the final event and waits for
@@ -459,7 +476,8 @@ func (w *Worker) watchMaxDeliveries() (*nats.Subscription, error) {
 		job, _ := DecodeJob(raw.Data, 0)
 		if ValidID(job.SubmissionID) {
 			res := &verdict.Result{V: 1, SubmissionID: job.SubmissionID, Verdict: verdict.SE,
-				Error: fmt.Sprintf("gave up after %d attempts: every worker that took this job failed to finish it", adv.Deliveries)}
+				Error:          fmt.Sprintf("gave up after %d attempts: every worker that took this job failed to finish it", adv.Deliveries),
+				FeedbackPolicy: w.earlyFeedback(job)}
 			if err := w.finish(ctx, job.SubmissionID, int(adv.Deliveries), res, 1); err != nil {
 				return
 			}
