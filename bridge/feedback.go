@@ -150,34 +150,12 @@ func contestantResult(data []byte) ([]byte, error) {
 		return data, nil
 	}
 	out := pick(res, resultFields)
-	var tests []json.RawMessage
-	// shownTests: by name, whether every test of that name is shown.
-	shownTests := map[string]bool{}
-	if json.Unmarshal(res["tests"], &tests) == nil && tests != nil {
-		kept := make([]json.RawMessage, 0, len(tests))
-		for _, raw := range tests {
-			t, err := contestantTest(raw, policy)
-			if err != nil {
-				continue
-			}
-			kept = append(kept, t)
-			m, _ := object(raw)
-			var name string
-			json.Unmarshal(m["name"], &name)
-			prev, seen := shownTests[name]
-			shownTests[name] = shown(policy, m) && (prev || !seen)
-		}
-		out["tests"], _ = json.Marshal(kept)
+	tests, shownTests, ok := contestantTests(res["tests"], policy)
+	if ok {
+		out["tests"] = tests
 	}
-	var groups []json.RawMessage
-	if json.Unmarshal(res["groups"], &groups) == nil && groups != nil {
-		kept := make([]json.RawMessage, 0, len(groups))
-		for _, raw := range groups {
-			if g, err := contestantGroup(raw, policy); err == nil {
-				kept = append(kept, g)
-			}
-		}
-		out["groups"], _ = json.Marshal(kept)
+	if groups, ok := contestantGroups(res["groups"], policy); ok {
+		out["groups"] = groups
 	}
 	if raw, ok := res["error"]; ok {
 		out["error"] = raw
@@ -187,6 +165,48 @@ func contestantResult(data []byte) ([]byte, error) {
 		}
 	}
 	return json.Marshal(out)
+}
+
+// contestantTests filters a result's tests; ok is false when raw is not
+// an array (the field is then left out). shownTests maps each test name
+// to whether the details of every test of that name are shown.
+func contestantTests(raw json.RawMessage, policy string) (out json.RawMessage, shownTests map[string]bool, ok bool) {
+	shownTests = map[string]bool{}
+	var tests []json.RawMessage
+	if json.Unmarshal(raw, &tests) != nil || tests == nil {
+		return nil, shownTests, false
+	}
+	kept := make([]json.RawMessage, 0, len(tests))
+	for _, t := range tests {
+		ct, err := contestantTest(t, policy)
+		if err != nil {
+			continue
+		}
+		kept = append(kept, ct)
+		m, _ := object(t)
+		var name string
+		json.Unmarshal(m["name"], &name)
+		prev, seen := shownTests[name]
+		shownTests[name] = shown(policy, m) && (prev || !seen)
+	}
+	out, _ = json.Marshal(kept)
+	return out, shownTests, true
+}
+
+// contestantGroups filters a result's groups; ok as for contestantTests.
+func contestantGroups(raw json.RawMessage, policy string) (json.RawMessage, bool) {
+	var groups []json.RawMessage
+	if json.Unmarshal(raw, &groups) != nil || groups == nil {
+		return nil, false
+	}
+	kept := make([]json.RawMessage, 0, len(groups))
+	for _, g := range groups {
+		if cg, err := contestantGroup(g, policy); err == nil {
+			kept = append(kept, cg)
+		}
+	}
+	out, _ := json.Marshal(kept)
+	return out, true
 }
 
 // errorHidden reports whether a result's error (raw) is a hidden test's
