@@ -117,6 +117,7 @@ var internalEnv = []struct{ name, why string }{
 	{"DOCKET_ESCAPE", "set by docket selftest, only in the environment of its hostile probe inside the sandbox: it turns the docket binary into that probe"},
 	{"DOCKET_SELFTEST_SECRET", "set by docket selftest in its own environment, to check that nothing of it reaches the sandboxed probe"},
 	{"DOCKET_TEST_GUARDED", "tests only: set by internal/testguard when the test binary re-executes itself inside its guard"},
+	{"DOCKET_MOUNTTEST_CASE", "tests only: set by sandbox/mount/mounttest when a bind test re-executes itself in a user namespace, naming the case to run there"},
 }
 
 func runConfig(args []string) int {
