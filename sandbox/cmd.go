@@ -215,7 +215,7 @@ func (c *Cmd) Start() (err error) {
 	if !caps.cgroups.Usable(cgroup.Pids) && caps.UIDSwitch {
 		rl.Processes = int(c.lim.tasks()) // fallback: the uid is the slot's alone
 	}
-	req.Rlimits = rl.Limits()
+	req.Rlimits = rlimit.Fit(rl.Limits(), caps.Root)
 	if caps.Seccomp {
 		progs, err := seccomp.Build(seccomp.Options{SingleProcess: c.lim.Processes <= 1, NoNetwork: !c.Network})
 		if err != nil {
