@@ -17,14 +17,17 @@ type Limits struct {
 	// Threads bounds the tasks (threads) of a single-process run; default 64.
 	Threads int
 
-	Stdout int64 // bytes of stdout before OLE (pipes and files); default 64 MiB
+	// Stdout is the bytes of stdout before OLE (pipes and files); of both
+	// streams together when Cmd.Stdout and Cmd.Stderr are one writer.
+	// Default 64 MiB.
+	Stdout int64
 	Stderr int64 // bytes of stderr kept and allowed; default 1 MiB
 	// FileSize is RLIMIT_FSIZE, the largest file the run may write
 	// (SIGXFSZ → OLE "file_size"); default Stdout.
 	FileSize     int64
 	OpenFiles    int   // RLIMIT_NOFILE; default 64
 	Stack        int64 // RLIMIT_STACK; default Memory
-	AddressSpace int64 // RLIMIT_AS; default none: it breaks the JVM, Go and ASan
+	AddressSpace int64 // RLIMIT_AS; default unlimited, never the worker's own: a limit breaks the JVM, Go and ASan
 	TmpSize      int64 // size of the private /tmp (charged to Memory as well); default 16 MiB
 	// CPUs pins the run with a cpuset ("1", "0-1"); "" leaves it unpinned.
 	CPUs string
