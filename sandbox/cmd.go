@@ -60,7 +60,10 @@ type Cmd struct {
 	// Stdout, Stderr: an *os.File is passed as is (a file is capped by
 	// FileSize; a pipe to another sandbox is not capped). Any other writer
 	// gets the output through a pipe capped at Limits.Stdout / Limits.Stderr;
-	// nil keeps it in Result.Stdout / Result.Stderr.
+	// nil keeps it in Result.Stdout / Result.Stderr. When Stdout and Stderr
+	// are the same writer (==, as os/exec compares them), both streams share
+	// one pipe, as in a shell's 2>&1: the writer gets them in the order they
+	// were written, from one goroutine, capped together at Limits.Stdout.
 	Stdout io.Writer
 	Stderr io.Writer
 	Limits Limits
@@ -220,7 +223,7 @@ func (c *Cmd) Start() (err error) {
 	if !caps.cgroups.Usable(cgroup.Pids) && caps.UIDSwitch {
 		rl.Processes = int(c.lim.tasks()) // fallback: the uid is the slot's alone
 	}
-	req.Rlimits = rl.Limits()
+	req.Rlimits = rlimit.Fit(rl.Limits(), caps.Root)
 	if caps.Seccomp {
 		progs, err := seccomp.Build(seccomp.Options{SingleProcess: c.lim.Processes <= 1, NoNetwork: !c.Network})
 		if err != nil {
@@ -444,8 +447,20 @@ func (c *Cmd) stdio(childFiles *[]*os.File) (in, out, errf *os.File, err error) 
 	if err != nil {
 		return
 	}
+	if c.Stdout != nil && sameWriter(c.Stdout, c.Stderr) {
+		// One pipe: two copiers would write into the one writer at once
+		// (a data race) and lose the order of the streams.
+		return in, out, out, nil
+	}
 	errf, c.stderr, err = mk(c.Stderr, c.lim.Stderr, SourceStderr)
 	return
+}
+
+// sameWriter is os/exec's test for a shared Stdout and Stderr: interface
+// equality, and false for writers that cannot be compared.
+func sameWriter(a, b io.Writer) (same bool) {
+	defer func() { recover() }()
+	return a == b
 }
 
 // capped copies a pipe into a writer (or its own buffer) and calls onOver

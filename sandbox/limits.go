@@ -17,14 +17,17 @@ type Limits struct {
 	// Threads bounds the tasks (threads) of a single-process run; default 64.
 	Threads int
 
-	Stdout int64 // bytes of stdout before OLE (pipes and files); default 64 MiB
+	// Stdout is the bytes of stdout before OLE (pipes and files); of both
+	// streams together when Cmd.Stdout and Cmd.Stderr are one writer.
+	// Default 64 MiB.
+	Stdout int64
 	Stderr int64 // bytes of stderr kept and allowed; default 1 MiB
 	// FileSize is RLIMIT_FSIZE, the largest file the run may write
 	// (SIGXFSZ → OLE "file_size"); default Stdout.
 	FileSize     int64
 	OpenFiles    int   // RLIMIT_NOFILE; default 64
 	Stack        int64 // RLIMIT_STACK; default Memory
-	AddressSpace int64 // RLIMIT_AS; default none: it breaks the JVM, Go and ASan
+	AddressSpace int64 // RLIMIT_AS; default unlimited, never the worker's own: a limit breaks the JVM, Go and ASan
 	// Disk is how many bytes the run may write to /box and /tmp together
 	// (beyond what the box held at the start), and DiskInodes how many
 	// files, directories and links it may create there. Both are one

@@ -12,6 +12,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(envRlimitChild); dir != "" {
+		// A worker child of TestRlimitsExplicit, inside the parent's guard.
+		os.Exit(rlimitChild(dir))
+	}
 	testguard.Main(&wrapped{m})
 }
 

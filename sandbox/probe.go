@@ -215,7 +215,7 @@ func probe(stateDir string, cg cgroup.Manager, cgErr error) Capabilities {
 	}
 	c.Seccomp = seccomp.Supported()
 	if c.Seccomp {
-		add("seccomp", true, "allowlist filter; hostile calls kill, clone3/io_uring ENOSYS, fork EPERM for single-process runs, socket EACCES without network")
+		add("seccomp", true, "allowlist filter; hostile calls kill, clone3/io_uring ENOSYS, clone EPERM outside its flag allowlist (no namespaces), fork EPERM for single-process runs, socket EACCES without network")
 	} else {
 		add("seccomp", false, "the kernel refuses seccomp filters")
 	}

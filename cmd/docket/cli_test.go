@@ -106,10 +106,15 @@ func TestSelftest(t *testing.T) {
 	if rep.Capabilities.LevelName != "full" || !rep.MeetsMin || len(rep.Checks) < 10 {
 		t.Errorf("selftest as root: level %s meets %v, %d checks", rep.Capabilities.LevelName, rep.MeetsMin, len(rep.Checks))
 	}
+	names := map[string]bool{}
 	for _, c := range rep.Checks {
+		names[c.Name] = true
 		if !c.Passed {
 			t.Errorf("escape check %s failed: %s", c.Name, c.Detail)
 		}
+	}
+	if !names["clone namespaces"] {
+		t.Errorf("no clone namespaces check among %v", names)
 	}
 }
 

@@ -200,7 +200,7 @@ func runEscapeChecks(sb *sandbox.Sandbox) []escapeCheck {
 		}
 		out = append(out, c)
 	}
-	return out
+	return append(out, cloneNamespacesCheck(slot, exe))
 }
 
 // escapeMain is the hostile side: one attack per invocation.
@@ -257,6 +257,8 @@ func escapeMain(args []string) int {
 	case "ptrace":
 		_, _, e := syscall.RawSyscall(syscall.SYS_PTRACE, syscall.PTRACE_TRACEME, 0, 0)
 		return say(true, "ptrace: %v", e)
+	case "clonens":
+		return escapeCloneNS()
 	case "unshare":
 		_, _, e := syscall.RawSyscall(syscall.SYS_UNSHARE, syscall.CLONE_NEWUSER, 0, 0)
 		return say(true, "unshare: %v", e)

@@ -47,9 +47,10 @@ func goHelper() int {
 }
 
 // setup applies every layer in order and resolves the program. The order
-// matters: mounts need root, so the uid switch follows them; the uid switch
-// clears pdeathsig, so it is set again after; seccomp comes last because it
-// forbids mount and friends.
+// matters: mounts need root, so the uid switch follows them; so do the
+// rlimits, since raising a hard limit above the worker's own needs root's
+// CAP_SYS_RESOURCE; the uid switch clears pdeathsig, so it is set again
+// after; seccomp comes last because it forbids mount and friends.
 func setup(req *Request) (path, stage string, err error) {
 	if req.Rootfs != nil {
 		if err := mount.Build(*req.Rootfs); err != nil {
@@ -60,6 +61,9 @@ func setup(req *Request) (path, stage string, err error) {
 		if err := unix.Sethostname([]byte(req.Hostname)); err != nil {
 			return "", "sethostname", err
 		}
+	}
+	if err := rlimit.Apply(req.Rlimits); err != nil {
+		return "", "rlimit", err
 	}
 	if req.UID >= 0 {
 		if err := syscall.Setgroups(nil); err != nil {
@@ -83,9 +87,6 @@ func setup(req *Request) (path, stage string, err error) {
 	path, err = lookPath(req.Argv[0], req.Env)
 	if err != nil {
 		return "", "find program", err
-	}
-	if err := rlimit.Apply(req.Rlimits); err != nil {
-		return "", "rlimit", err
 	}
 	// Every inherited descriptor above stderr closes at execve, the status
 	// pipe included: its EOF tells the parent that execve succeeded.

@@ -349,10 +349,14 @@ static const char *check_target(struct dk_request *r, const char **path, const c
 
 /*
  * The target's side, in the forked child, in order:
- *   - the uid switch first;
+ *   - rlimits first, still as root: every limit is set explicitly, and
+ *     raising a hard limit above the worker's own (a worker started under
+ *     ulimit -v) needs CAP_SYS_RESOURCE, which the uid switch drops. No
+ *     step after them runs into them: setresuid only notes RLIMIT_NPROC,
+ *     which execve checks again;
+ *   - the uid switch;
  *   - pdeathsig after it, since it clears pdeathsig; the parent is init;
- *   - rlimits late, so no setup step runs into them, and close_range
- *     before seccomp;
+ *   - close_range before seccomp;
  *   - default signal dispositions and an empty mask: execve keeps ignored
  *     and blocked signals;
  *   - seccomp last: it forbids mount and friends and, for a single-process
@@ -360,13 +364,13 @@ static const char *check_target(struct dk_request *r, const char **path, const c
  */
 static const char *setup_target(struct dk_request *r)
 {
+	if (dk_apply_rlimits(r->rlimits, r->nrlimits) < 0)
+		return "rlimit";
 	const char *st = drop_to(r);
 	if (st)
 		return st;
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		return sys_fail(errno, "pdeathsig");
-	if (dk_apply_rlimits(r->rlimits, r->nrlimits) < 0)
-		return "rlimit";
 	/* Every inherited descriptor above stderr closes at execve, the
 	 * status pipe included. */
 	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)

@@ -2,7 +2,8 @@
 
 /*
  * Resource limits: the C twin of rlimit.Apply. They are applied to the
- * helper itself just before seccomp and execve, so the target inherits
+ * target's process just before its uid switch (raising a hard limit needs
+ * root's CAP_SYS_RESOURCE), seccomp and execve, so the target inherits
  * them and no setup step runs into them. (The Go helper has to go through
  * unix.Setrlimit so the Go runtime does not restore its saved
  * RLIMIT_NOFILE at execve; here there is no runtime to do that.)
@@ -38,6 +39,20 @@ static const char *rlimit_name(int r, char *buf, size_t size)
 		return "RLIMIT_MSGQUEUE";
 	case RLIMIT_NPROC:
 		return "RLIMIT_NPROC";
+	case RLIMIT_DATA:
+		return "RLIMIT_DATA";
+	case RLIMIT_RSS:
+		return "RLIMIT_RSS";
+	case RLIMIT_LOCKS:
+		return "RLIMIT_LOCKS";
+	case RLIMIT_SIGPENDING:
+		return "RLIMIT_SIGPENDING";
+	case RLIMIT_NICE:
+		return "RLIMIT_NICE";
+	case RLIMIT_RTPRIO:
+		return "RLIMIT_RTPRIO";
+	case RLIMIT_RTTIME:
+		return "RLIMIT_RTTIME";
 	}
 	snprintf(buf, size, "rlimit(%d)", r);
 	return buf;

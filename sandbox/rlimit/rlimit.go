@@ -36,39 +36,110 @@ type Set struct {
 	Processes int
 }
 
-// Limits converts s to the list the helper applies. Core dumps, locked
-// memory and POSIX message queues are always 0.
+// SigPending is RLIMIT_SIGPENDING of every run: the signals with data
+// (realtime signals, POSIX timers) the run's uid may have queued at once.
+// Standard signals are never refused by it (one of each is pending at
+// most, and the kernel delivers it past the limit), and queued signals
+// are charged to the run's memory cgroup; the bound only stops a queue
+// flood, far above what any judged program queues.
+const SigPending = 1024
+
+// Limits converts s to the list the helper applies: every resource the
+// kernel has, each with an explicit value, so nothing of the worker's own
+// limits reaches a run (a worker started under ulimit -v or systemd's
+// LimitAS= would otherwise pass its address-space limit on to every run,
+// and a JavaScript submission times out under it). Soft equals hard.
+//
+//   - CPU, FSIZE, STACK, AS, NOFILE, NPROC: from s; "no limit" is
+//     RLIM_INFINITY, not the worker's value.
+//   - CORE, MEMLOCK, MSGQUEUE: 0 (no core dumps in the box, no locked
+//     memory, no POSIX message queues: a run needs none of them).
+//   - NICE, RTPRIO: 0, the unprivileged default: a run can neither raise
+//     its priority nor take a realtime policy that starves the host.
+//   - RTTIME: the CPU limit in microseconds, so a run that inherited a
+//     realtime policy (a worker started under chrt) still stops.
+//   - SIGPENDING: SigPending.
+//   - DATA: infinity; memory is the cgroup's limit (and AS, when set).
+//   - RSS, LOCKS: infinity; Linux enforces neither.
 func (s Set) Limits() []Limit {
 	lim := func(r int, v uint64) Limit { return Limit{Resource: r, Cur: v, Max: v} }
+	orInf := func(v int64) uint64 {
+		if v > 0 {
+			return uint64(v)
+		}
+		return unix.RLIM_INFINITY
+	}
 	open := s.OpenFiles
 	if open <= 0 {
 		open = 64
 	}
-	out := []Limit{
-		lim(unix.RLIMIT_CORE, 0),
-		lim(unix.RLIMIT_MEMLOCK, 0),
-		lim(unix.RLIMIT_MSGQUEUE, 0),
-		lim(unix.RLIMIT_NOFILE, uint64(open)),
-	}
+	cpu, rttime := uint64(unix.RLIM_INFINITY), uint64(unix.RLIM_INFINITY)
 	if s.CPU > 0 {
-		secs := uint64((s.CPU + time.Second - 1) / time.Second)
-		out = append(out, lim(unix.RLIMIT_CPU, secs+1))
+		cpu = uint64((s.CPU+time.Second-1)/time.Second) + 1
+		rttime = cpu * uint64(time.Second/time.Microsecond)
 	}
-	if s.AddressSpace > 0 {
-		out = append(out, lim(unix.RLIMIT_AS, uint64(s.AddressSpace)))
+	return []Limit{
+		lim(unix.RLIMIT_CPU, cpu),
+		lim(unix.RLIMIT_FSIZE, orInf(s.FileSize)),
+		lim(unix.RLIMIT_DATA, unix.RLIM_INFINITY),
+		lim(unix.RLIMIT_STACK, orInf(s.Stack)),
+		lim(unix.RLIMIT_CORE, 0),
+		lim(unix.RLIMIT_RSS, unix.RLIM_INFINITY),
+		lim(unix.RLIMIT_NPROC, orInf(int64(s.Processes))),
+		lim(unix.RLIMIT_NOFILE, uint64(open)),
+		lim(unix.RLIMIT_MEMLOCK, 0),
+		lim(unix.RLIMIT_AS, orInf(s.AddressSpace)),
+		lim(unix.RLIMIT_LOCKS, unix.RLIM_INFINITY),
+		lim(unix.RLIMIT_SIGPENDING, SigPending),
+		lim(unix.RLIMIT_MSGQUEUE, 0),
+		lim(unix.RLIMIT_NICE, 0),
+		lim(unix.RLIMIT_RTPRIO, 0),
+		lim(unix.RLIMIT_RTTIME, rttime),
 	}
-	if s.Stack > 0 {
-		out = append(out, lim(unix.RLIMIT_STACK, uint64(s.Stack)))
-	} else {
-		out = append(out, lim(unix.RLIMIT_STACK, unix.RLIM_INFINITY))
+}
+
+// Fit returns limits as the helper can apply them. The helper sets them
+// before it drops root, but raising a hard limit above the worker's own
+// still needs CAP_SYS_RESOURCE in the initial user namespace. A root
+// worker that has it gets every value as asked. Any other worker (not
+// root: the helper is root only in a user namespace; or root without the
+// capability, as in a container with Docker's default capabilities) gets
+// each value capped at its own hard limit, which it can always set: for
+// such a worker, lifting its own hard limits is the operator's part.
+func Fit(limits []Limit, root bool) []Limit {
+	if root && haveCapSysResource() {
+		return limits
 	}
-	if s.FileSize > 0 {
-		out = append(out, lim(unix.RLIMIT_FSIZE, uint64(s.FileSize)))
-	}
-	if s.Processes > 0 {
-		out = append(out, lim(unix.RLIMIT_NPROC, uint64(s.Processes)))
+	return capAt(limits, func(r int) (uint64, bool) {
+		var own unix.Rlimit
+		if unix.Getrlimit(r, &own) != nil {
+			return 0, false
+		}
+		return own.Max, true
+	})
+}
+
+// capAt lowers each limit to hardMax(resource) where that is known.
+func capAt(limits []Limit, hardMax func(int) (uint64, bool)) []Limit {
+	out := make([]Limit, len(limits))
+	for i, l := range limits {
+		if m, ok := hardMax(l.Resource); ok {
+			l.Cur, l.Max = min(l.Cur, m), min(l.Max, m)
+		}
+		out[i] = l
 	}
 	return out
+}
+
+// haveCapSysResource reports whether this process has CAP_SYS_RESOURCE
+// in its effective set.
+func haveCapSysResource() bool {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if unix.Capget(&hdr, &data[0]) != nil {
+		return false
+	}
+	return data[unix.CAP_SYS_RESOURCE/32].Effective&(1<<(unix.CAP_SYS_RESOURCE%32)) != 0
 }
 
 // Apply sets each limit on the calling process. It goes through
@@ -104,6 +175,20 @@ func Name(r int) string {
 		return "RLIMIT_MSGQUEUE"
 	case unix.RLIMIT_NPROC:
 		return "RLIMIT_NPROC"
+	case unix.RLIMIT_DATA:
+		return "RLIMIT_DATA"
+	case unix.RLIMIT_RSS:
+		return "RLIMIT_RSS"
+	case unix.RLIMIT_LOCKS:
+		return "RLIMIT_LOCKS"
+	case unix.RLIMIT_SIGPENDING:
+		return "RLIMIT_SIGPENDING"
+	case unix.RLIMIT_NICE:
+		return "RLIMIT_NICE"
+	case unix.RLIMIT_RTPRIO:
+		return "RLIMIT_RTPRIO"
+	case unix.RLIMIT_RTTIME:
+		return "RLIMIT_RTTIME"
 	}
 	return fmt.Sprintf("rlimit(%d)", r)
 }

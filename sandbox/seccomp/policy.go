@@ -14,8 +14,9 @@
 //   - v1.6.0 corrupts its accumulator after a conditional rule whose
 //     argument test fails, so a filter may hold at most one conditional
 //     group, as its last group, with DefaultAction Allow. Conditional rules
-//     (clone without CLONE_THREAD) get their own filters, stacked on the
-//     base; the kernel applies the most restrictive verdict of all filters.
+//     (clone's flags, clone without CLONE_THREAD) get their own filters,
+//     stacked on the base; the kernel applies the most restrictive verdict
+//     of all filters.
 package seccomp
 
 import (
@@ -59,6 +60,29 @@ var Killed = []string{
 // back (glibc's clone3 to clone, whose flags the filter can check; liburing
 // users to plain read/write).
 var NotImplemented = []string{"clone3", "io_uring_setup", "io_uring_enter", "io_uring_register"}
+
+// CloneAllowed are the only clone(2) flags a run may pass: what glibc
+// (pthread_create, fork, posix_spawn, vfork), the Go runtime and os/exec,
+// the JVM, node/libuv, CPython and Rust's std use to make threads and
+// child processes. clone with any other bit fails with EPERM. Left out on
+// purpose:
+//   - every CLONE_NEW* flag: a new user namespace holds every capability,
+//     and with Cmd.Network it reaches the host's nf_tables (unshare and
+//     setns are killed, clone3 is ENOSYS, so clone is the last way in);
+//   - CLONE_PARENT (a child outside the caller's tree, under the run's init),
+//     CLONE_PTRACE and CLONE_UNTRACED (tracing), CLONE_IO and the ignored
+//     CLONE_DETACHED: no runtime above uses them;
+//   - bits 32-63: clone(2) ignores them (clone3's CLONE_CLEAR_SIGHAND and
+//     CLONE_INTO_CGROUP live there), so no program has a reason to set them.
+//
+// CSIGNAL, the low byte, is the exit signal, whatever its value. It is
+// why CLONE_NEWTIME (0x80) cannot be asked for through clone(2) at all:
+// the kernel reads that bit as part of the exit signal (the time namespace
+// is only reachable through unshare and clone3).
+const CloneAllowed = unix.CSIGNAL | unix.CLONE_VM | unix.CLONE_FS | unix.CLONE_FILES |
+	unix.CLONE_SIGHAND | unix.CLONE_PIDFD | unix.CLONE_VFORK | unix.CLONE_THREAD |
+	unix.CLONE_SYSVSEM | unix.CLONE_SETTLS | unix.CLONE_PARENT_SETTID |
+	unix.CLONE_CHILD_CLEARTID | unix.CLONE_CHILD_SETTID
 
 // Options choose the filters of one kind of run.
 type Options struct {
@@ -135,20 +159,37 @@ func Policies(opts Options) []libseccomp.Policy {
 	}
 	sort.Strings(allowed)
 	base.Syscalls = append(base.Syscalls, libseccomp.SyscallGroup{Action: libseccomp.ActionAllow, Names: allowed})
-	policies := []libseccomp.Policy{base}
+	policies := []libseccomp.Policy{base, cloneRule(libseccomp.BitsSet, ^uint64(CloneAllowed))}
 	if opts.SingleProcess {
-		policies = append(policies, libseccomp.Policy{
-			DefaultAction: libseccomp.ActionAllow,
-			Syscalls: []libseccomp.SyscallGroup{{
-				Action: errno(unix.EPERM),
-				NamesWithCondtions: []libseccomp.NameWithConditions{{
-					Name: "clone",
-					Conditions: libseccomp.ArgumentConditions{{
-						Argument: 0, Operation: libseccomp.BitsNotSet, Value: unix.CLONE_THREAD,
-					}},
-				}},
-			}},
-		})
+		// fork, vfork and non-thread clone: EPERM; threads still work.
+		policies = append(policies, cloneRule(libseccomp.BitsNotSet, unix.CLONE_THREAD))
 	}
 	return policies
+}
+
+// cloneRule is a filter of its own that refuses clone with EPERM when its
+// flags (argument 0, all 64 bits) pass the test op against value, and
+// allows everything else.
+//
+// How it holds despite the v1.6.0 accumulator bug: the rule is the
+// filter's only group, so when the test fails nothing but the final
+// "return DefaultAction" (Allow) follows, and Allow cannot widen anything:
+// the base allowlist, a filter of its own, still decides every call (the
+// kernel takes the most restrictive verdict). A foreign architecture
+// (i386 int 0x80) gets Allow here too, for the same reason: the base kills
+// it. The library tests a 64-bit argument in two 32-bit halves: BitsSet
+// matches when the high half shares a bit with value's high half or the low
+// half with value's low half, so with value ^CloneAllowed any bit outside
+// the allowlist, bits 32-63 included, matches.
+func cloneRule(op libseccomp.Operation, value uint64) libseccomp.Policy {
+	return libseccomp.Policy{
+		DefaultAction: libseccomp.ActionAllow,
+		Syscalls: []libseccomp.SyscallGroup{{
+			Action: errno(unix.EPERM),
+			NamesWithCondtions: []libseccomp.NameWithConditions{{
+				Name:       "clone",
+				Conditions: libseccomp.ArgumentConditions{{Argument: 0, Operation: op, Value: value}},
+			}},
+		}},
+	}
 }

@@ -15,9 +15,11 @@ func TestPoliciesAssemble(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%+v: %v", opts, err)
 			}
-			want := 1
+			// Each clone flag rule lives in its own filter: the allowlist
+			// of flags always, no fork in a single-process run.
+			want := 2
 			if single {
-				want = 2 // the clone flag rule lives in its own filter
+				want = 3
 			}
 			if len(progs) != want {
 				t.Errorf("%+v: %d filters, want %d", opts, len(progs), want)
