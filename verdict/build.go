@@ -66,52 +66,76 @@ func build(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, di
 	if err := mkBox(dir, uid); err != nil {
 		return nil, cr, err
 	}
-	vars := map[string]string{"exe": "main"}
-	var names []string
-	var main string
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	// The main source: the one with the language's extension (the first,
-	// sorted, if several), renamed for Java to its public class.
-	for _, n := range names {
-		if hasExt(n, lang.Extensions) {
-			main = n
-			break
-		}
-	}
-	if main == "" {
-		cr.Log = fmt.Sprintf("no %s source file (%s) in the submission: %s", lang.Name, strings.Join(lang.Extensions, ", "), strings.Join(names, ", "))
+	src, msg := arrange(lang, files)
+	if src == nil {
+		cr.Log = msg
 		return nil, cr, nil
 	}
-	if lang.ID == "java" {
-		class, err := langs.JavaMainClass(files[main])
-		if err != nil {
-			cr.Log = main + ": " + err.Error()
-			return nil, cr, nil
-		}
-		vars["class"] = class
-		if want := class + ".java"; main != want {
-			files = cloneFiles(files)
-			files[want] = files[main]
-			delete(files, main)
-			names = replace(names, main, want)
-			main = want
-		}
-	}
-	vars["main"] = main
-	for _, n := range names {
-		if err := os.WriteFile(filepath.Join(dir, n), files[n], 0o644); err != nil {
+	for n, body := range src.files {
+		if err := os.WriteFile(filepath.Join(dir, n), body, 0o644); err != nil {
 			return nil, cr, err
 		}
 		chownIf(filepath.Join(dir, n), uid)
 	}
-	b := &built{lang: lang, dir: dir, vars: vars, files: names}
+	b := &built{lang: lang, dir: dir, vars: src.vars, files: src.sources}
 	if !lang.Compiled() {
 		cr.OK = true
 		return b, cr, lockDown(dir)
 	}
+	return compile(slot, b, trusted)
+}
+
+// sourceSet is a program's files as the box gets them.
+type sourceSet struct {
+	files   map[string][]byte // every file, written into the box
+	sources []string          // the language's sources, sorted: {files}
+	vars    map[string]string // {exe}, {main}, {class}
+}
+
+// arrange picks the sources and the main file. Only the files with one
+// of the language's extensions are sources, given to the compiler; the
+// rest (headers, data) stay in the box for the program to read, as in
+// DOMjudge and Kattis: a file that is not a source never reaches the
+// command line. The main source is the first, sorted, renamed for Java
+// to its public class. A nil set comes with the reason (a CE log).
+func arrange(lang *langs.Language, files map[string][]byte) (*sourceSet, string) {
+	s := &sourceSet{files: files, vars: map[string]string{"exe": "main"}}
+	var names []string
+	for n := range files {
+		names = append(names, n)
+		if hasExt(n, lang.Extensions) {
+			s.sources = append(s.sources, n)
+		}
+	}
+	sort.Strings(names)
+	sort.Strings(s.sources)
+	if len(s.sources) == 0 {
+		return nil, fmt.Sprintf("no %s source file (%s) in the submission: %s", lang.Name, strings.Join(lang.Extensions, ", "), strings.Join(names, ", "))
+	}
+	main := s.sources[0]
+	if lang.ID == "java" {
+		class, err := langs.JavaMainClass(files[main])
+		if err != nil {
+			return nil, main + ": " + err.Error()
+		}
+		s.vars["class"] = class
+		if want := class + ".java"; main != want {
+			s.files = cloneFiles(files)
+			s.files[want] = s.files[main]
+			delete(s.files, main)
+			s.sources = replace(s.sources, main, want)
+			main = want
+		}
+	}
+	s.vars["main"] = main
+	return s, ""
+}
+
+// compile runs the language's compiler on b's box. A compiler failure is
+// a CompileResult with OK false; err is for docket's own failures.
+func compile(slot *sandbox.Slot, b *built, trusted bool) (*built, CompileResult, error) {
+	var cr CompileResult
+	lang := b.lang
 	ct := time.Duration(lang.CompileTime)
 	if ct <= 0 {
 		ct = 30 * time.Second
@@ -126,8 +150,8 @@ func build(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, di
 	}
 	var log bytes.Buffer
 	cmd := slot.Command("")
-	cmd.Args = langs.Expand(lang.Compile, vars, names)
-	cmd.Box, cmd.Env, cmd.Binds, cmd.Trusted = dir, lang.Env, binds(lang), trusted
+	cmd.Args = langs.Expand(lang.Compile, b.vars, b.files)
+	cmd.Box, cmd.Env, cmd.Binds, cmd.Trusted = b.dir, lang.Env, binds(lang), trusted
 	cmd.Stdout, cmd.Stderr = &log, &log
 	cmd.Limits = sandbox.Limits{CPUTime: ct, WallTime: 2*ct + 5*time.Second, Memory: int64(mem) << 20,
 		Processes: 64, Stdout: compileLogCap, Stderr: compileLogCap, FileSize: 512 << 20, OpenFiles: 256, Disk: int64(disk) << 20, DiskInodes: 16384}
@@ -151,7 +175,7 @@ func build(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, di
 	if !cr.OK {
 		return nil, cr, nil
 	}
-	return b, cr, lockDown(dir)
+	return b, cr, lockDown(b.dir)
 }
 
 func hasExt(n string, exts []string) bool {
@@ -277,6 +301,12 @@ func (r *run) buildTrusted(prog *problem.Program, kind string) (*built, error) {
 	dir := filepath.Join(cache, "programs", key+"-"+kind)
 	files := map[string][]byte{}
 	for _, s := range prog.Sources {
+		// The package's author is trusted, but the names reach the same
+		// command lines as a contestant's: the same rule, and a refused
+		// name is the package's fault (SE).
+		if err := langs.ValidFileName(s); err != nil {
+			return nil, fmt.Errorf("the problem's %s: %w", kind, err)
+		}
 		b, err := os.ReadFile(filepath.Join(prog.Dir, s))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", kind, err)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -72,15 +73,9 @@ type Observer interface {
 	Test(index, total int, r TestResult)
 }
 
-// ValidFileName: a plain name, no path, no NUL, not . or ..
-func ValidFileName(n string) error {
-	if n == "" || n == "." || n == ".." || strings.ContainsAny(n, "/\x00\\") || len(n) > 255 {
-		// The name is quoted cut short: it came from the job, and the error
-		// goes into a result that must fit in one message.
-		return fmt.Errorf("invalid file name %q (%d bytes): plain names of at most 255 bytes only", truncate(n, 64), len(n))
-	}
-	return nil
-}
+// ValidFileName is the rule for a submission's file names
+// (langs.ValidFileName); its errors wrap langs.ErrFileName.
+func ValidFileName(n string) error { return langs.ValidFileName(n) }
 
 // Judge judges sub against p. It always returns a result; failures of
 // docket or of the package are SE with an error, never blamed on the
@@ -95,14 +90,21 @@ func (j *Judge) Judge(ctx context.Context, p *problem.Problem, sub Submission, o
 	if _, err := lang.ToolPath(); err != nil {
 		return res.fail(SE, fmt.Sprintf("language %s is unavailable on this worker: %v", lang.ID, err))
 	}
-	for name := range sub.Files {
-		if err := ValidFileName(name); err != nil {
-			return res.fail(SE, err.Error())
-		}
-	}
 	if len(sub.Files) == 0 {
 		return res.fail(CE, "the submission has no files")
 	}
+	if err := validNames(sub.Files); err != nil {
+		// The contestant chose the names: a refused one is their
+		// submission's fault, CE, with the reason in the compile log.
+		// Nothing was written or compiled.
+		return res.fail(CE, err.Error())
+	}
+	return j.judgeFiles(ctx, p, lang, sub, opt, res)
+}
+
+// judgeFiles judges a submission whose language and file names were
+// checked, in a fresh workspace under the work directory.
+func (j *Judge) judgeFiles(ctx context.Context, p *problem.Problem, lang *langs.Language, sub Submission, opt Options, res *Result) *Result {
 	work := j.WorkDir
 	if work == "" {
 		work = filepath.Join(os.TempDir(), "docket-work")
@@ -127,6 +129,22 @@ func (j *Judge) Judge(ctx context.Context, p *problem.Problem, sub Submission, o
 		opt.Timing.Runs += r.runs
 	}
 	return res
+}
+
+// validNames checks every file name, in sorted order so that the error
+// names the same file each time.
+func validNames(files map[string][]byte) error {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if err := ValidFileName(n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (r *Result) fail(v Verdict, msg string) *Result {
