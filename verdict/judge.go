@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docketjudge/docket/internal/safedir"
 	"github.com/docketjudge/docket/langs"
 	"github.com/docketjudge/docket/sandbox"
 	"github.com/docketjudge/docket/verdict/problem"
@@ -31,11 +32,57 @@ type Judge struct {
 	Slot  *sandbox.Slot
 	Langs *langs.Catalog
 	// WorkDir holds each submission's build and run directories while it
-	// is judged; default $TMPDIR/docket-work.
+	// is judged; default DefaultWorkDir().
 	WorkDir string
 	// CacheDir holds checkers and interactors compiled once per package
-	// digest; default $TMPDIR/docket-cache.
+	// digest; default DefaultCacheDir().
 	CacheDir string
+}
+
+// The work and cache directories hold what docket runs: never under a
+// directory others can write (the old $TMPDIR defaults), where another
+// user could create them first and plant a checker. As root they are
+// docket's own under /var (persistent, unlike the sandbox's /run/docket:
+// a compiled checker outlives a reboot); otherwise in the user's cache
+// directory. Both are created 0711 and checked by internal/safedir.
+const (
+	rootWorkDir  = "/var/lib/docket/work"
+	rootCacheDir = "/var/cache/docket"
+)
+
+// DefaultWorkDir is the work directory when none is configured:
+// /var/lib/docket/work as root, else docket-work in the user's cache
+// directory ($XDG_CACHE_HOME or ~/.cache).
+func DefaultWorkDir() string { return defaultDir(rootWorkDir, "docket-work", "docket-work") }
+
+// DefaultCacheDir is the cache directory when none is configured:
+// /var/cache/docket as root, else docket in the user's cache directory.
+func DefaultCacheDir() string { return defaultDir(rootCacheDir, "docket", "docket-cache") }
+
+func defaultDir(asRoot, name, tmpName string) string {
+	if os.Geteuid() == 0 {
+		return asRoot
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, name)
+	}
+	// No home: a per-user name under $TMPDIR; safedir refuses it if
+	// another user made it first.
+	return filepath.Join(os.TempDir(), fmt.Sprintf("%s-%d", tmpName, os.Geteuid()))
+}
+
+func (j *Judge) workDir() string {
+	if j.WorkDir != "" {
+		return j.WorkDir
+	}
+	return DefaultWorkDir()
+}
+
+func (j *Judge) cacheDir() string {
+	if j.CacheDir != "" {
+		return j.CacheDir
+	}
+	return DefaultCacheDir()
 }
 
 // Submission is what a contestant sent.
@@ -105,11 +152,8 @@ func (j *Judge) Judge(ctx context.Context, p *problem.Problem, sub Submission, o
 // judgeFiles judges a submission whose language and file names were
 // checked, in a fresh workspace under the work directory.
 func (j *Judge) judgeFiles(ctx context.Context, p *problem.Problem, lang *langs.Language, sub Submission, opt Options, res *Result) *Result {
-	work := j.WorkDir
-	if work == "" {
-		work = filepath.Join(os.TempDir(), "docket-work")
-	}
-	if err := os.MkdirAll(work, 0o711); err != nil {
+	work := j.workDir()
+	if err := safedir.Ensure(work, 0o711); err != nil {
 		return res.fail(SE, "work directory: "+err.Error())
 	}
 	ws, err := os.MkdirTemp(work, "sub-")
