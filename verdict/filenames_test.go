@@ -107,6 +107,7 @@ func testJudge(t *testing.T) *Judge {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { sb.Close() })
 	slot, err := sb.AcquireSlot()
 	if err != nil {
 		t.Fatal(err)
