@@ -19,4 +19,11 @@ if [ "${DOCKET_REMOUNT_CGROUP:-1}" = 1 ]; then
 			echo "docket-entrypoint: cannot remount $point read-write (CAP_SYS_ADMIN? AppArmor?); docket selftest will say what is missing" >&2
 	done
 fi
+# docket refuses a work or cache directory beneath a directory others
+# could write (docs/operations.md). A volume mounted at /var/lib/docket for
+# them (a Kubernetes emptyDir is created 0777) becomes root's 0711 first.
+if [ -d /var/lib/docket ]; then
+	chmod 0711 /var/lib/docket ||
+		echo "docket-entrypoint: cannot make /var/lib/docket 0711; docket will refuse what is beneath it" >&2
+fi
 exec docket "$@"

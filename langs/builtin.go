@@ -5,6 +5,11 @@ import "time"
 // builtin is the default catalog, for Debian's toolchains (what .ci/run
 // installs: g++, pypy3, kotlin, nodejs, rustc, openjdk-17-jdk-headless)
 // and the Go toolchain in /usr/local/go.
+//
+// File names reach these commands only through {files} and {main}, which
+// Expand gives as ./name. Rust's crate name is fixed (--crate-name main)
+// rather than taken from the file name, which the file name rule lets
+// hold characters a crate name cannot (a+b.rs).
 func builtin() []*Language {
 	gccVersion := []string{"gcc", "--version"}
 	c := func(id, name, std string, ext []string, src string, compiler string, aliases ...string) *Language {
@@ -55,7 +60,7 @@ func builtin() []*Language {
 		},
 		{
 			ID: "rust", Name: "Rust", Extensions: []string{".rs"}, Source: "main.rs",
-			Compile: []string{"rustc", "--edition=2021", "-O", "--cfg", "online_judge", "-o", "{exe}", "{main}"},
+			Compile: []string{"rustc", "--edition=2021", "-O", "--cfg", "online_judge", "--crate-name", "main", "-o", "{exe}", "{main}"},
 			Run:     []string{"./{exe}"}, TimeMultiplier: 1, CompileTime: Duration(60 * time.Second),
 			Version: []string{"rustc", "--version"},
 		},

@@ -305,21 +305,79 @@ func (l *Language) ToolPath() (string, error) {
 	return "", fmt.Errorf("%s is not installed (not found in %s)", t, strings.Join(SandboxPath, ":"))
 }
 
-// Expand fills a command template.
+// ErrFileName: a file name outside the rule of ValidFileName.
+var ErrFileName = errors.New("invalid file name")
+
+// MaxFileName bounds a file name's length: Linux's NAME_MAX.
+const MaxFileName = 255
+
+// ValidFileName applies the rule for the names of a program's files (a
+// submission's, a checker's): 1 to MaxFileName characters of the POSIX
+// portable filename set [A-Za-z0-9._-] plus '+' (the catalog's ".c++"),
+// the first a letter, a digit or '_'. DOMjudge accepts the same set.
+//
+// The names reach compiler and interpreter command lines, so a name must
+// be data, never an option: '-' (gcc -wrapper, go -toolexec) and '@'
+// (an option file for gcc, javac, kotlinc, rustc) cannot start one, nor
+// '.' (., .., hidden files) or '+'. No '/', backslash, space, quote or control
+// byte can occur, so a name is one path element and one argument.
+// Ordinary names pass: Main.java, sol_1.cpp, a-b.py, a+b.c++.
+func ValidFileName(n string) error {
+	if len(n) == 0 || len(n) > MaxFileName || !nameStart(n[0]) {
+		return fileNameError(n)
+	}
+	for i := 1; i < len(n); i++ {
+		if !nameStart(n[i]) && n[i] != '.' && n[i] != '-' && n[i] != '+' {
+			return fileNameError(n)
+		}
+	}
+	return nil
+}
+
+func nameStart(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+func fileNameError(n string) error {
+	// The name is quoted cut short: it is hostile input, and the message
+	// goes into a result that must fit in one queue message.
+	q := n
+	if len(q) > 64 {
+		q = q[:64] + "..."
+	}
+	return fmt.Errorf("%w %q (%d bytes): file names are 1-%d characters of A-Z a-z 0-9 _ . + -, "+
+		"starting with a letter, a digit or _", ErrFileName, q, len(n), MaxFileName)
+}
+
+// Expand fills a command template. The file names of {files} and {main}
+// are given as ./name, so that no tool reads a name as an option or an
+// option file (gcc, javac, kotlinc and rustc read @file anywhere on the
+// command line; everything that starts with '-' is an option to all of
+// them), even a name that escaped ValidFileName or a template an
+// operator wrote. {class} is a Java class name, not a path.
 func Expand(tmpl []string, vars map[string]string, files []string) []string {
 	var out []string
 	for _, a := range tmpl {
 		if a == "{files}" {
-			out = append(out, files...)
+			for _, f := range files {
+				out = append(out, FileArg(f))
+			}
 			continue
 		}
 		for k, v := range vars {
+			if k == "main" {
+				v = FileArg(v)
+			}
 			a = strings.ReplaceAll(a, "{"+k+"}", v)
 		}
 		out = append(out, a)
 	}
 	return out
 }
+
+// FileArg is the command-line argument naming the file n of the working
+// directory: ./n.
+func FileArg(n string) string { return "./" + n }
 
 var (
 	javaPublicClass = regexp.MustCompile(`(?m)^\s*public\s+(?:final\s+|abstract\s+)*class\s+([A-Za-z_$][A-Za-z0-9_$]*)`)

@@ -1,6 +1,7 @@
 package langs
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,8 +92,93 @@ func TestJavaMainClass(t *testing.T) {
 }
 
 func TestExpand(t *testing.T) {
-	got := Expand([]string{"g++", "-o", "{exe}", "{files}", "-Xmx{memory_mb}m"}, map[string]string{"exe": "main", "memory_mb": "256"}, []string{"a.cpp", "b.cpp"})
-	if strings.Join(got, " ") != "g++ -o main a.cpp b.cpp -Xmx256m" {
+	got := Expand([]string{"g++", "-o", "{exe}", "{files}", "-Xmx{memory_mb}m", "{main}"}, map[string]string{"exe": "main", "memory_mb": "256", "main": "a.cpp"}, []string{"a.cpp", "b.cpp"})
+	if strings.Join(got, " ") != "g++ -o main ./a.cpp ./b.cpp -Xmx256m ./a.cpp" {
 		t.Errorf("%v", got)
 	}
+}
+
+// The rule for file names: ordinary names as DOMjudge and Kattis accept
+// them pass; anything a tool could read as an option or an option file,
+// or that is not one plain portable name, is refused with ErrFileName.
+func TestValidFileName(t *testing.T) {
+	for _, n := range []string{"main.c", "Main.java", "sol_1.cpp", "a-b.py", "a+b.c++", "_x.rs", "x", "1.in", "A.B.C", strings.Repeat("a", MaxFileName)} {
+		if err := ValidFileName(n); err != nil {
+			t.Errorf("%q refused: %v", n, err)
+		}
+	}
+	for _, n := range []string{"", "-o", "--help", "-fplugin=x.so", "@opts", "@x.rs", ".", "..", ".hidden", "+x", "a/b", "a\\b",
+		"a b", "a\x00b", "a\nb", "a'b", "a\"b", "a$b", "a*b", "a:b", "ä.py", "a\tb", strings.Repeat("a", MaxFileName+1)} {
+		err := ValidFileName(n)
+		if !errors.Is(err, ErrFileName) {
+			t.Errorf("%q: %v, want ErrFileName", n, err)
+			continue
+		}
+		if len(err.Error()) > 300 {
+			t.Errorf("%q: an error of %d bytes", n, len(err.Error()))
+		}
+	}
+}
+
+// Every file argument of every built-in compile and run command is
+// ./name, whatever the names: a name like an option (-o, @opts) stays a
+// file for every toolchain. The names here are the hostile ones the rule
+// refuses, as if it had let them through; the same command expanded with
+// harmless names shows which arguments are file names.
+func TestExpandFileArguments(t *testing.T) {
+	hostile := []string{"-o", "@opts", "-wrapper", "--", "-fplugin=x.so"}
+	harmless := []string{"f0", "f1", "f2", "f3", "f4"}
+	c := Builtin()
+	for _, id := range c.IDs() {
+		l, _ := c.Lookup(id)
+		for _, tmpl := range [][]string{l.Compile, l.Run} {
+			for k := range hostile {
+				bad := Expand(tmpl, fileVars(hostile[k]), hostile)
+				good := Expand(tmpl, fileVars(harmless[k]), harmless)
+				if len(bad) != len(good) {
+					t.Fatalf("%s: %q and %q differ in length", id, bad, good)
+				}
+				files := 0
+				for i := range bad {
+					if bad[i] == good[i] {
+						continue // not a file name
+					}
+					files++
+					if !strings.HasPrefix(bad[i], "./") || !contains(hostile, strings.TrimPrefix(bad[i], "./")) {
+						t.Errorf("%s: argument %d is %q, not ./name: %q", id, i, bad[i], bad)
+					}
+				}
+				if files != wantFileArgs(tmpl, len(hostile)) {
+					t.Errorf("%s: %q has %d file arguments, want %d", id, bad, files, wantFileArgs(tmpl, len(hostile)))
+				}
+			}
+		}
+	}
+}
+
+func fileVars(main string) map[string]string {
+	return map[string]string{"exe": "main", "main": main, "class": "Main", "memory_mb": "256"}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+// wantFileArgs: {files} gives every file, {main} one.
+func wantFileArgs(tmpl []string, files int) int {
+	n := 0
+	for _, a := range tmpl {
+		switch a {
+		case "{files}":
+			n += files
+		case "{main}":
+			n++
+		}
+	}
+	return n
 }

@@ -2,8 +2,10 @@ package verdict
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docketjudge/docket/internal/safedir"
 	"github.com/docketjudge/docket/langs"
 	"github.com/docketjudge/docket/sandbox"
 	"github.com/docketjudge/docket/sandbox/mount"
@@ -58,6 +61,12 @@ func (r *run) buildSubmission(files map[string][]byte, name string) (b *built, c
 }
 
 func build(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, dir string, trusted bool) (*built, CompileResult, error) {
+	return buildMain(slot, lang, files, "", dir, trusted)
+}
+
+// buildMain is build with the main source named (main, "" for the first
+// source in order): a problem's program names its own.
+func buildMain(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, main, dir string, trusted bool) (*built, CompileResult, error) {
 	var cr CompileResult
 	uid := slot.UID
 	if trusted {
@@ -66,52 +75,80 @@ func build(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, di
 	if err := mkBox(dir, uid); err != nil {
 		return nil, cr, err
 	}
-	vars := map[string]string{"exe": "main"}
-	var names []string
-	var main string
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	// The main source: the one with the language's extension (the first,
-	// sorted, if several), renamed for Java to its public class.
-	for _, n := range names {
-		if hasExt(n, lang.Extensions) {
-			main = n
-			break
-		}
-	}
-	if main == "" {
-		cr.Log = fmt.Sprintf("no %s source file (%s) in the submission: %s", lang.Name, strings.Join(lang.Extensions, ", "), strings.Join(names, ", "))
+	src, msg := arrange(lang, files, main)
+	if src == nil {
+		cr.Log = msg
 		return nil, cr, nil
 	}
-	if lang.ID == "java" {
-		class, err := langs.JavaMainClass(files[main])
-		if err != nil {
-			cr.Log = main + ": " + err.Error()
-			return nil, cr, nil
-		}
-		vars["class"] = class
-		if want := class + ".java"; main != want {
-			files = cloneFiles(files)
-			files[want] = files[main]
-			delete(files, main)
-			names = replace(names, main, want)
-			main = want
-		}
-	}
-	vars["main"] = main
-	for _, n := range names {
-		if err := os.WriteFile(filepath.Join(dir, n), files[n], 0o644); err != nil {
+	for n, body := range src.files {
+		if err := os.WriteFile(filepath.Join(dir, n), body, 0o644); err != nil {
 			return nil, cr, err
 		}
 		chownIf(filepath.Join(dir, n), uid)
 	}
-	b := &built{lang: lang, dir: dir, vars: vars, files: names}
+	b := &built{lang: lang, dir: dir, vars: src.vars, files: src.sources}
 	if !lang.Compiled() {
 		cr.OK = true
 		return b, cr, lockDown(dir)
 	}
+	return compile(slot, b, trusted)
+}
+
+// sourceSet is a program's files as the box gets them.
+type sourceSet struct {
+	files   map[string][]byte // every file, written into the box
+	sources []string          // the language's sources, sorted: {files}
+	vars    map[string]string // {exe}, {main}, {class}
+}
+
+// arrange picks the sources and the main file. Only the files with one
+// of the language's extensions are sources, given to the compiler; the
+// rest (headers, data) stay in the box for the program to read, as in
+// DOMjudge and Kattis: a file that is not a source never reaches the
+// command line. The main source is prefer when it is one (a problem's
+// program names its own), else the first, sorted; Java's is renamed to
+// its public class. A nil set comes with the reason (a CE log).
+func arrange(lang *langs.Language, files map[string][]byte, prefer string) (*sourceSet, string) {
+	s := &sourceSet{files: files, vars: map[string]string{"exe": "main"}}
+	var names []string
+	for n := range files {
+		names = append(names, n)
+		if hasExt(n, lang.Extensions) {
+			s.sources = append(s.sources, n)
+		}
+	}
+	sort.Strings(names)
+	sort.Strings(s.sources)
+	if len(s.sources) == 0 {
+		return nil, fmt.Sprintf("no %s source file (%s) in the submission: %s", lang.Name, strings.Join(lang.Extensions, ", "), strings.Join(names, ", "))
+	}
+	main := s.sources[0]
+	if _, ok := files[prefer]; ok && hasExt(prefer, lang.Extensions) {
+		main = prefer
+	}
+	if lang.ID == "java" {
+		class, err := langs.JavaMainClass(files[main])
+		if err != nil {
+			return nil, main + ": " + err.Error()
+		}
+		s.vars["class"] = class
+		if want := class + ".java"; main != want {
+			s.files = cloneFiles(files)
+			s.files[want] = s.files[main]
+			delete(s.files, main)
+			s.sources = replace(s.sources, main, want)
+			main = want
+		}
+	}
+	s.vars["main"] = main
+	return s, ""
+}
+
+// compile runs the language's compiler on b's box. A compiler failure is
+// a CompileResult with OK false; err is for docket's own failures.
+func compile(slot *sandbox.Slot, b *built, trusted bool) (*built, CompileResult, error) {
+	var cr CompileResult
+	lang := b.lang
 	ct := time.Duration(lang.CompileTime)
 	if ct <= 0 {
 		ct = 30 * time.Second
@@ -126,8 +163,8 @@ func build(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, di
 	}
 	var log bytes.Buffer
 	cmd := slot.Command("")
-	cmd.Args = langs.Expand(lang.Compile, vars, names)
-	cmd.Box, cmd.Env, cmd.Binds, cmd.Trusted = dir, lang.Env, binds(lang), trusted
+	cmd.Args = langs.Expand(lang.Compile, b.vars, b.files)
+	cmd.Box, cmd.Env, cmd.Binds, cmd.Trusted = b.dir, lang.Env, binds(lang), trusted
 	cmd.Stdout, cmd.Stderr = &log, &log
 	cmd.Limits = sandbox.Limits{CPUTime: ct, WallTime: 2*ct + 5*time.Second, Memory: int64(mem) << 20,
 		Processes: 64, Stdout: compileLogCap, Stderr: compileLogCap, FileSize: 512 << 20, OpenFiles: 256, Disk: int64(disk) << 20, DiskInodes: 16384}
@@ -151,7 +188,7 @@ func build(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, di
 	if !cr.OK {
 		return nil, cr, nil
 	}
-	return b, cr, lockDown(dir)
+	return b, cr, lockDown(b.dir)
 }
 
 func hasExt(n string, exts []string) bool {
@@ -258,6 +295,9 @@ func copyFile(src, dst string, mode os.FileMode) error {
 // digest and kept in the cache directory.
 var trustedMu sync.Mutex
 
+// builtMarker, in a cached program's directory, says its build finished.
+const builtMarker = ".built"
+
 func (r *run) buildTrusted(prog *problem.Program, kind string) (*built, error) {
 	lang, err := r.j.Langs.ByExtension(prog.Sources[0])
 	if err != nil {
@@ -266,46 +306,95 @@ func (r *run) buildTrusted(prog *problem.Program, kind string) (*built, error) {
 	if _, err := lang.ToolPath(); err != nil {
 		return nil, fmt.Errorf("%s needs %s: %w", kind, lang.ID, err)
 	}
-	cache := r.j.CacheDir
-	if cache == "" {
-		cache = filepath.Join(os.TempDir(), "docket-cache")
+	files, err := readProgram(prog, kind)
+	if err != nil {
+		return nil, err
 	}
-	key := strings.TrimPrefix(r.p.Digest, "sha256:")
-	if len(key) > 24 {
-		key = key[:24]
+	src, msg := arrange(lang, files, prog.Sources[0])
+	if src == nil {
+		return nil, fmt.Errorf("the problem's %s: %s", kind, msg)
 	}
-	dir := filepath.Join(cache, "programs", key+"-"+kind)
+	cache := r.j.cacheDir()
+	dir := programDir(cache, r.p.Digest, kind)
+	trustedMu.Lock()
+	defer trustedMu.Unlock()
+	if err := trustedLevels(cache, filepath.Dir(dir)); err != nil {
+		return nil, fmt.Errorf("%s: cache directory: %w", kind, err)
+	}
+	if cachedProgram(cache, dir) {
+		return &built{lang: lang, dir: dir, vars: src.vars, files: src.sources}, nil
+	}
+	return buildIntoCache(r.j.Slot, lang, files, prog.Sources[0], dir, kind)
+}
+
+// readProgram reads a problem's program. The package's author is
+// trusted, but the names reach the same command lines as a contestant's:
+// the same rule, and a refused name is the package's fault (SE).
+func readProgram(prog *problem.Program, kind string) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	for _, s := range prog.Sources {
+		if err := langs.ValidFileName(s); err != nil {
+			return nil, fmt.Errorf("the problem's %s: %w", kind, err)
+		}
 		b, err := os.ReadFile(filepath.Join(prog.Dir, s))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", kind, err)
 		}
 		files[s] = b
 	}
-	trustedMu.Lock()
-	defer trustedMu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(dir), 0o711); err != nil {
-		return nil, err
+	return files, nil
+}
+
+// programDir is where a package's compiled program of a kind is cached.
+func programDir(cache, digest, kind string) string {
+	key := strings.TrimPrefix(digest, "sha256:")
+	if len(key) > 24 {
+		key = key[:24]
 	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
+	return filepath.Join(cache, "programs", key+"-"+kind)
+}
+
+// trustedLevels creates the cache directory and its programs/ level if
+// missing and checks every level down to it (safedir): a level that
+// another user owns or can write is an error, not something to build in.
+func trustedLevels(cache, programs string) error {
+	if err := safedir.Ensure(cache, 0o711); err != nil {
+		return err
 	}
-	sort.Strings(names)
-	mainName := prog.Sources[0]
-	vars := map[string]string{"exe": "main", "main": mainName}
-	if lang.ID == "java" {
-		if c, err := langs.JavaMainClass(files[mainName]); err == nil {
-			vars["class"] = c
+	if err := os.Mkdir(programs, 0o711); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return safedir.Path(cache, programs)
+}
+
+// cachedProgram reports whether dir holds a program docket built: its
+// marker, and the directory and every file in it docket's own and
+// writable by no one else. Anything else there (a planted checker that
+// accepts every answer, a file another user could rewrite) is removed,
+// to be built again: its parent level is docket's, so removing is safe.
+func cachedProgram(cache, dir string) bool {
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	err := safedir.Path(cache, dir)
+	if err == nil {
+		err = safedir.Tree(dir)
+	}
+	if err == nil {
+		if st, serr := os.Lstat(filepath.Join(dir, builtMarker)); serr == nil && st.Mode().IsRegular() {
+			return true
 		}
 	}
-	if st, err := os.Stat(filepath.Join(dir, ".built")); err == nil && !st.IsDir() {
-		return &built{lang: lang, dir: dir, vars: vars, files: names}, nil
-	}
+	os.RemoveAll(dir)
+	return false
+}
+
+// buildIntoCache compiles a trusted program beside dir and renames it
+// into place, so that a half-built program is never found there.
+func buildIntoCache(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, main, dir, kind string) (*built, error) {
 	tmp := dir + fmt.Sprintf(".tmp%d", os.Getpid())
 	os.RemoveAll(tmp)
-	b, cr, err := build(r.j.Slot, lang, files, tmp, true)
+	b, cr, err := buildMain(slot, lang, files, main, tmp, true)
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("%s: %w", kind, err)
@@ -314,7 +403,10 @@ func (r *run) buildTrusted(prog *problem.Program, kind string) (*built, error) {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("the problem's %s does not compile: %s", kind, truncate(cr.Log, 2000))
 	}
-	os.WriteFile(filepath.Join(tmp, ".built"), nil, 0o644)
+	if err := os.WriteFile(filepath.Join(tmp, builtMarker), nil, 0o644); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
 	os.RemoveAll(dir)
 	if err := os.Rename(tmp, dir); err != nil {
 		return nil, err

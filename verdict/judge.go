@@ -6,9 +6,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
+	"github.com/docketjudge/docket/internal/safedir"
 	"github.com/docketjudge/docket/langs"
 	"github.com/docketjudge/docket/sandbox"
 	"github.com/docketjudge/docket/verdict/problem"
@@ -30,11 +32,57 @@ type Judge struct {
 	Slot  *sandbox.Slot
 	Langs *langs.Catalog
 	// WorkDir holds each submission's build and run directories while it
-	// is judged; default $TMPDIR/docket-work.
+	// is judged; default DefaultWorkDir().
 	WorkDir string
 	// CacheDir holds checkers and interactors compiled once per package
-	// digest; default $TMPDIR/docket-cache.
+	// digest; default DefaultCacheDir().
 	CacheDir string
+}
+
+// The work and cache directories hold what docket runs: never under a
+// directory others can write (the old $TMPDIR defaults), where another
+// user could create them first and plant a checker. As root they are
+// docket's own under /var (persistent, unlike the sandbox's /run/docket:
+// a compiled checker outlives a reboot); otherwise in the user's cache
+// directory. Both are created 0711 and checked by internal/safedir.
+const (
+	rootWorkDir  = "/var/lib/docket/work"
+	rootCacheDir = "/var/cache/docket"
+)
+
+// DefaultWorkDir is the work directory when none is configured:
+// /var/lib/docket/work as root, else docket-work in the user's cache
+// directory ($XDG_CACHE_HOME or ~/.cache).
+func DefaultWorkDir() string { return defaultDir(rootWorkDir, "docket-work", "docket-work") }
+
+// DefaultCacheDir is the cache directory when none is configured:
+// /var/cache/docket as root, else docket in the user's cache directory.
+func DefaultCacheDir() string { return defaultDir(rootCacheDir, "docket", "docket-cache") }
+
+func defaultDir(asRoot, name, tmpName string) string {
+	if os.Geteuid() == 0 {
+		return asRoot
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, name)
+	}
+	// No home: a per-user name under $TMPDIR; safedir refuses it if
+	// another user made it first.
+	return filepath.Join(os.TempDir(), fmt.Sprintf("%s-%d", tmpName, os.Geteuid()))
+}
+
+func (j *Judge) workDir() string {
+	if j.WorkDir != "" {
+		return j.WorkDir
+	}
+	return DefaultWorkDir()
+}
+
+func (j *Judge) cacheDir() string {
+	if j.CacheDir != "" {
+		return j.CacheDir
+	}
+	return DefaultCacheDir()
 }
 
 // Submission is what a contestant sent.
@@ -72,15 +120,9 @@ type Observer interface {
 	Test(index, total int, r TestResult)
 }
 
-// ValidFileName: a plain name, no path, no NUL, not . or ..
-func ValidFileName(n string) error {
-	if n == "" || n == "." || n == ".." || strings.ContainsAny(n, "/\x00\\") || len(n) > 255 {
-		// The name is quoted cut short: it came from the job, and the error
-		// goes into a result that must fit in one message.
-		return fmt.Errorf("invalid file name %q (%d bytes): plain names of at most 255 bytes only", truncate(n, 64), len(n))
-	}
-	return nil
-}
+// ValidFileName is the rule for a submission's file names
+// (langs.ValidFileName); its errors wrap langs.ErrFileName.
+func ValidFileName(n string) error { return langs.ValidFileName(n) }
 
 // Judge judges sub against p. It always returns a result; failures of
 // docket or of the package are SE with an error, never blamed on the
@@ -95,19 +137,23 @@ func (j *Judge) Judge(ctx context.Context, p *problem.Problem, sub Submission, o
 	if _, err := lang.ToolPath(); err != nil {
 		return res.fail(SE, fmt.Sprintf("language %s is unavailable on this worker: %v", lang.ID, err))
 	}
-	for name := range sub.Files {
-		if err := ValidFileName(name); err != nil {
-			return res.fail(SE, err.Error())
-		}
-	}
 	if len(sub.Files) == 0 {
 		return res.fail(CE, "the submission has no files")
 	}
-	work := j.WorkDir
-	if work == "" {
-		work = filepath.Join(os.TempDir(), "docket-work")
+	if err := validNames(sub.Files); err != nil {
+		// The contestant chose the names: a refused one is their
+		// submission's fault, CE, with the reason in the compile log.
+		// Nothing was written or compiled.
+		return res.fail(CE, err.Error())
 	}
-	if err := os.MkdirAll(work, 0o711); err != nil {
+	return j.judgeFiles(ctx, p, lang, sub, opt, res)
+}
+
+// judgeFiles judges a submission whose language and file names were
+// checked, in a fresh workspace under the work directory.
+func (j *Judge) judgeFiles(ctx context.Context, p *problem.Problem, lang *langs.Language, sub Submission, opt Options, res *Result) *Result {
+	work := j.workDir()
+	if err := safedir.Ensure(work, 0o711); err != nil {
 		return res.fail(SE, "work directory: "+err.Error())
 	}
 	ws, err := os.MkdirTemp(work, "sub-")
@@ -127,6 +173,22 @@ func (j *Judge) Judge(ctx context.Context, p *problem.Problem, sub Submission, o
 		opt.Timing.Runs += r.runs
 	}
 	return res
+}
+
+// validNames checks every file name, in sorted order so that the error
+// names the same file each time.
+func validNames(files map[string][]byte) error {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if err := ValidFileName(n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (r *Result) fail(v Verdict, msg string) *Result {

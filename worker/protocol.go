@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sort"
 	"time"
 
 	"github.com/docketjudge/docket/verdict"
@@ -81,9 +82,11 @@ type InlineTest struct {
 type PoisonError struct {
 	Verdict verdict.Verdict
 	Msg     string
+	Err     error // the cause, when there is one to match (langs.ErrFileName)
 }
 
 func (e *PoisonError) Error() string { return e.Msg }
+func (e *PoisonError) Unwrap() error { return e.Err }
 
 func poison(v verdict.Verdict, f string, a ...any) error {
 	return &PoisonError{Verdict: v, Msg: fmt.Sprintf(f, a...)}
@@ -122,9 +125,13 @@ func DecodeJob(data []byte, maxSource int) (*Job, error) {
 		return &j, poison(verdict.CE, "the submission has no files")
 	}
 	total := 0
-	for name, body := range j.Files {
+	for _, name := range sortedNames(j.Files) {
+		body := j.Files[name]
 		if err := verdict.ValidFileName(name); err != nil {
-			return &j, poison(verdict.SE, "%v", err)
+			// The names are the contestant's choice, carried as they
+			// chose them: a refused one is CE, as the judge itself says
+			// (a job that cannot be decoded at all is SE).
+			return &j, &PoisonError{Verdict: verdict.CE, Msg: err.Error(), Err: err}
 		}
 		total += len(body)
 	}
@@ -160,6 +167,17 @@ func EffectiveFeedback(job, pkg, worker problem.FeedbackPolicy) problem.Feedback
 		}
 	}
 	return problem.DefaultFeedback
+}
+
+// sortedNames lists a job's file names in order, so that a job with two
+// refused names is refused for the same one on every worker.
+func sortedNames(files map[string]string) []string {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 func truncate(s string, n int) string {

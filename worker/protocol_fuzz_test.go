@@ -25,6 +25,8 @@ func FuzzDecodeJob(f *testing.F) {
 		`{"v":1,"submission_id":"s","problem":"p/q","language":"c","files":{"a.c":""}}`,
 		`{"v":1,"submission_id":"s","problem":"p","language":"c","files":{"../a.c":""}}`,
 		`{"v":1,"submission_id":"s","problem":"p","language":"c","files":{"a\\b":"","c":""}}`,
+		`{"v":1,"submission_id":"s","problem":"p","language":"c","files":{"main.c":"","@opts":"-wrapper /bin/sh,-c,id"}}`,
+		`{"v":1,"submission_id":"s","problem":"p","language":"go","files":{"main.go":"","-toolexec=sh":""}}`,
 		`{"v":1,"submission_id":"s","problem":"p","language":"c","files":{}}`,
 		`{"v":1,"submission_id":"s","problem":"p","language":"c","files":{"a":""},"inline_problem":{"tests":[]}}`,
 		`{"v":1,"submission_id":"s","language":"c","files":{"a":""},"inline_problem":{"tests":[]}}`,
@@ -87,7 +89,9 @@ func checkValidJob(t *testing.T, j *Job, maxSource int) {
 	}
 	total := 0
 	for name, body := range j.Files {
-		if verdict.ValidFileName(name) != nil || strings.ContainsAny(name, "/\\\x00") || name == "." || name == ".." {
+		// Independently of the rule's code: nothing a tool reads as an
+		// option or an option file, nothing that is not one plain name.
+		if verdict.ValidFileName(name) != nil || strings.ContainsAny(name, "/\\\x00 ") || strings.ContainsAny(name[:1], "-@.+") {
 			t.Fatalf("accepted file name %q", name)
 		}
 		total += len(body)

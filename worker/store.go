@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/docketjudge/docket/internal/safedir"
 	"github.com/docketjudge/docket/verdict/problem"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -225,6 +227,9 @@ func (c *Cache) Get(ctx context.Context, js jetstream.JetStream, id, wantDigest 
 	}
 	key := digestKey(info.Digest)
 	dir := filepath.Join(c.Dir, key, id)
+	if err := c.vet(key); err != nil {
+		return nil, err
+	}
 	if p := c.remembered(key); p != nil {
 		if _, err := os.Stat(filepath.Join(dir, "problem.yaml")); err == nil {
 			touch(filepath.Join(c.Dir, key))
@@ -275,6 +280,44 @@ func (c *Cache) Get(ctx context.Context, js jetstream.JetStream, id, wantDigest 
 		return nil, err
 	}
 	return c.remember(key, p), nil
+}
+
+// vet checks the cache directory and the entry for key, every level and
+// file of it, by safedir's rule: what is there becomes tests and
+// checkers, whether this process has it loaded or not (a walk of
+// lstats, small beside a judging). The cache directory failing is an
+// error (local to this worker: nothing in it can be trusted). An entry
+// failing (another user's, or writable by others) is removed and
+// forgotten, so that it is fetched again.
+func (c *Cache) vet(key string) error {
+	if err := safedir.Ensure(c.Dir, 0o700); err != nil {
+		return fmt.Errorf("problem cache: %w", err)
+	}
+	entry := filepath.Join(c.Dir, key)
+	if _, err := os.Lstat(entry); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	err := safedir.Path(c.Dir, entry)
+	if err == nil {
+		err = safedir.Tree(entry)
+	}
+	if errors.Is(err, safedir.ErrUnsafe) {
+		c.forget(key)
+		if rerr := os.RemoveAll(entry); rerr != nil {
+			return fmt.Errorf("problem cache: removing %s: %w", entry, rerr)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("problem cache: %w", err)
+	}
+	return nil
+}
+
+func (c *Cache) forget(key string) {
+	c.loadedMu.Lock()
+	defer c.loadedMu.Unlock()
+	delete(c.loaded, key)
 }
 
 func (c *Cache) remembered(key string) *problem.Problem {

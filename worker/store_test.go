@@ -5,10 +5,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/docketjudge/docket/internal/safedir"
 )
 
 func tarOf(t *testing.T, entries ...*tar.Header) []byte {
@@ -135,5 +138,65 @@ func TestCacheErrorKinds(t *testing.T) {
 	}
 	if _, err := c.Get(ctx, js, "aplusb", ""); !errors.As(err, &su) || errors.Is(err, ErrNoProblem) {
 		t.Errorf("store gone: %v (want StoreUnavailableError)", err)
+	}
+}
+
+// A cached package that another user owns or can write, at any level, is
+// not used: it is removed and fetched again, whether this process had it
+// loaded already or finds it on disk. A cache directory docket cannot
+// trust is an error. Before the fix the planted answers were judged with.
+func TestCachePlantedEntryRefetched(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("planting another user's files needs root")
+	}
+	_, _, js := embeddedJS(t)
+	ctx := context.Background()
+	pushed, _, err := Push(ctx, js, "../problems/aplusb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const nobody = 65534
+	for _, tc := range []struct {
+		name  string
+		plant func(entry, pkg string) error
+	}{
+		{"entry of another user", func(e, _ string) error { return os.Chown(e, nobody, nobody) }},
+		{"entry mode 0777", func(e, _ string) error { return os.Chmod(e, 0o777) }},
+		{"package directory mode 0777", func(_, p string) error { return os.Chmod(p, 0o777) }},
+		{"test data directory of another user", func(_, p string) error { return os.Chown(filepath.Join(p, "data/secret"), nobody, nobody) }},
+		{"answer file mode 0666", func(_, p string) error { return os.Chmod(filepath.Join(p, "data/secret/01-max.ans"), 0o666) }},
+	} {
+		for _, loaded := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, loaded %v", tc.name, loaded), func(t *testing.T) {
+				c := &Cache{Dir: filepath.Join(t.TempDir(), "problems"), MaxBytes: 1 << 30}
+				p, err := c.Get(ctx, js, "aplusb", "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				ans := filepath.Join(p.Dir, "data/secret/01-max.ans")
+				if err := os.WriteFile(ans, []byte("planted\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := tc.plant(filepath.Dir(p.Dir), p.Dir); err != nil {
+					t.Fatal(err)
+				}
+				if !loaded {
+					c = &Cache{Dir: c.Dir, MaxBytes: 1 << 30}
+				}
+				p, err = c.Get(ctx, js, "aplusb", "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if b, _ := os.ReadFile(ans); string(b) == "planted\n" || p.Digest != pushed.Digest {
+					t.Errorf("the planted package was used: answer %q, digest %s (pushed %s)", b, p.Digest, pushed.Digest)
+				}
+			})
+		}
+	}
+	c := &Cache{Dir: filepath.Join(t.TempDir(), "problems")}
+	os.MkdirAll(c.Dir, 0o700)
+	os.Chmod(c.Dir, 0o777)
+	if _, err := c.Get(ctx, js, "aplusb", ""); !errors.Is(err, safedir.ErrUnsafe) {
+		t.Errorf("a cache directory writable by others: %v, want safedir.ErrUnsafe", err)
 	}
 }

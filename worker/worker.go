@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/docketjudge/docket/internal/safedir"
 	"github.com/docketjudge/docket/verdict"
 	"github.com/docketjudge/docket/verdict/problem"
 	"github.com/nats-io/nats.go"
@@ -103,6 +104,25 @@ type Worker struct {
 	pause  fetchPause
 }
 
+// trustedDirs creates the problem cache and the inline problems'
+// directory if missing and refuses them at start if another user owns or
+// can write them (or a directory above them): what is there becomes the
+// tests and checkers docket judges with.
+func trustedDirs(cfg Config) error {
+	for _, d := range []struct {
+		name, dir string
+		mode      os.FileMode
+	}{{"problem cache", cfg.CacheDir, 0o700}, {"inline problems directory", cfg.InlineDir, 0o711}} {
+		if d.dir == "" {
+			continue
+		}
+		if err := safedir.Ensure(d.dir, d.mode); err != nil {
+			return fmt.Errorf("worker: %s: %w", d.name, err)
+		}
+	}
+	return nil
+}
+
 // New prepares a worker on a connection with its judge (one sandbox slot;
 // nil only in ModeCapacityTest, which judges nothing).
 func New(ctx context.Context, nc *nats.Conn, j *verdict.Judge, cfg Config) (*Worker, error) {
@@ -117,6 +137,9 @@ func New(ctx context.Context, nc *nats.Conn, j *verdict.Judge, cfg Config) (*Wor
 	}
 	if j == nil && cfg.Mode != ModeCapacityTest {
 		return nil, errors.New("worker: a judging worker needs a judge (a sandbox slot)")
+	}
+	if err := trustedDirs(cfg); err != nil {
+		return nil, err
 	}
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(256))
 	if err != nil {

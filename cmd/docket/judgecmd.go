@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/docketjudge/docket/internal/safedir"
 	"github.com/docketjudge/docket/langs"
 	"github.com/docketjudge/docket/verdict"
 	"golang.org/x/sys/unix"
@@ -15,23 +16,47 @@ import (
 // langsEnv is the language catalog's configuration.
 type langsEnv struct {
 	LangsFile string `envconfig:"LANGS_FILE" desc:"YAML file adding or overriding languages (see docs/languages.md)"`
-	WorkDir   string `envconfig:"WORK_DIR" desc:"where submissions are built and run while judged (default $TMPDIR/docket-work)"`
-	CacheDir  string `envconfig:"CACHE_DIR" desc:"compiled checkers and interactors, per package digest, and (docket worker) unpacked problem packages under problems/ (default $TMPDIR/docket-cache)"`
+	WorkDir   string `envconfig:"WORK_DIR" desc:"where submissions are built and run while judged; must be docket's own and writable by no one else, as every directory above it unless sticky (default /var/lib/docket/work as root, $XDG_CACHE_HOME/docket-work otherwise)"`
+	CacheDir  string `envconfig:"CACHE_DIR" desc:"compiled checkers and interactors, per package digest, and (docket worker) unpacked problem packages under problems/; the same ownership rule as DOCKET_WORK_DIR (default /var/cache/docket as root, $XDG_CACHE_HOME/docket otherwise)"`
 }
 
+// loadCatalog reads the catalog's configuration, with the work and cache
+// directories' defaults filled in.
 func loadCatalog() (*langs.Catalog, langsEnv, error) {
 	var e langsEnv
 	if err := envProcess(&e); err != nil {
 		return nil, e, err
 	}
+	if e.WorkDir == "" {
+		e.WorkDir = verdict.DefaultWorkDir()
+	}
+	if e.CacheDir == "" {
+		e.CacheDir = verdict.DefaultCacheDir()
+	}
 	c, err := langs.Load(e.LangsFile)
 	return c, e, err
+}
+
+// ensureDirs creates the work and cache directories if missing and
+// refuses them, before any judging, if docket cannot trust them: another
+// user's, or writable by others (internal/safedir).
+func ensureDirs(le langsEnv) error {
+	if err := safedir.Ensure(le.WorkDir, 0o711); err != nil {
+		return fmt.Errorf("work directory (DOCKET_WORK_DIR): %w", err)
+	}
+	if err := safedir.Ensure(le.CacheDir, 0o711); err != nil {
+		return fmt.Errorf("cache directory (DOCKET_CACHE_DIR): %w", err)
+	}
+	return nil
 }
 
 // newJudge opens the sandbox, claims a slot and loads the catalog.
 func newJudge() (*verdict.Judge, func(), error) {
 	cat, le, err := loadCatalog()
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := ensureDirs(le); err != nil {
 		return nil, nil, err
 	}
 	sb, err := openSandbox()

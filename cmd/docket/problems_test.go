@@ -128,3 +128,35 @@ func TestBrokenCheckerReported(t *testing.T) {
 		t.Errorf("judging against a broken checker: %s", out)
 	}
 }
+
+// docket run refuses, before judging, a work or cache directory another
+// user could write (mode 0777) or owns: exit 3 with the variable to fix.
+// Before the fix it judged in them.
+func TestRunRefusesUntrustedDirs(t *testing.T) {
+	needRoot(t)
+	bin := docketBinary(t)
+	for _, v := range []string{"DOCKET_WORK_DIR", "DOCKET_CACHE_DIR"} {
+		for name, plant := range map[string]func(string) error{
+			"mode 0777":      func(d string) error { return os.Chmod(d, 0o777) },
+			"another user's": func(d string) error { return os.Chown(d, 65534, 65534) },
+		} {
+			t.Run(v+" "+name, func(t *testing.T) {
+				dir := filepath.Join(t.TempDir(), "d")
+				if err := os.Mkdir(dir, 0o711); err != nil {
+					t.Fatal(err)
+				}
+				if err := plant(dir); err != nil {
+					t.Fatal(err)
+				}
+				cmd := exec.Command(bin, "run", "--json", "--problem", "../../problems/aplusb", "testdata/aplusb/main.py")
+				cmd.Env = append(os.Environ(), "DOCKET_SANDBOX_DIR="+t.TempDir(), v+"="+dir)
+				var stderr strings.Builder
+				cmd.Stderr = &stderr
+				out, err := cmd.Output()
+				if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitSystem || !strings.Contains(stderr.String(), v) {
+					t.Errorf("%v, want exit %d naming %s\nstdout %s\nstderr %s", err, exitSystem, v, out, stderr.String())
+				}
+			})
+		}
+	}
+}

@@ -194,15 +194,18 @@ func TestWorkerEndToEnd(t *testing.T) {
 	f.submit("unknown-lang", "aplusb", "cobol", map[string]string{"a.cob": "x"})
 	f.submit("missing-problem", "no-such-problem", "cpp", map[string]string{"main.cpp": cppAplusb})
 	f.submit("bad-name", "aplusb", "cpp", map[string]string{"../main.cpp": cppAplusb})
+	// A file name gcc would read as an option file: the contestant's
+	// fault, CE, refused before anything is compiled.
+	f.submit("option-name", "aplusb", "cpp", map[string]string{"main.cpp": cppAplusb, "@opts": "-wrapper /bin/sh,-c,exit"})
 	big := strings.Repeat("x", 100<<10)
 	f.submit("too-big", "aplusb", "cpp", map[string]string{"main.cpp": big})
 	f.submit("ce", "aplusb", "cpp", map[string]string{"main.cpp": "int main( {"})
-	for id, want := range map[string]string{"bad-json": "SE", "unknown-lang": "SE", "missing-problem": "SE", "bad-name": "SE", "too-big": "CE", "ce": "CE"} {
+	for id, want := range map[string]string{"bad-json": "SE", "unknown-lang": "SE", "missing-problem": "SE", "bad-name": "CE", "option-name": "CE", "too-big": "CE", "ce": "CE"} {
 		r := f.result(id, 60*time.Second)
 		if r["verdict"] != want {
 			t.Errorf("%s: verdict %v, want %s (%v)", id, r["verdict"], want, r["error"])
 		}
-		if want == "SE" && r["error"] == "" {
+		if msg, _ := r["error"].(string); (want == "SE" || strings.HasSuffix(id, "-name")) && msg == "" {
 			t.Errorf("%s: no error text", id)
 		}
 	}

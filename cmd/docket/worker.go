@@ -169,16 +169,12 @@ func startWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, fb problem.Fee
 // host-pid-suffix (the sandbox slot, or the mode when nothing is judged).
 func newWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, j *verdict.Judge, suffix string, mode worker.Mode, fb problem.FeedbackPolicy, m *worker.Metrics, log zerolog.Logger) (*worker.Worker, error) {
 	_, le, _ := loadCatalog()
-	cache := le.CacheDir
-	if cache == "" {
-		cache = filepath.Join(os.TempDir(), "docket-cache")
-	}
 	name, _ := os.Hostname()
 	cfg := worker.Config{
 		Name: fmt.Sprintf("%s-%d-%s", name, os.Getpid(), suffix), Prefix: qe.SubjectPrefix, Queue: qe.Queue,
 		AckWait: qe.AckWait, MaxDeliver: qe.MaxDeliver, BackOff: qe.BackOff, Replicas: qe.Replicas, MaxSource: qe.MaxSource,
-		Grace: qe.Grace, CacheDir: filepath.Join(cache, "problems"), CacheBytes: qe.CacheBytes,
-		InlineDir: os.TempDir(), Logger: log, Metrics: m, EnsureInfra: true, Mode: mode, Feedback: fb,
+		Grace: qe.Grace, CacheDir: filepath.Join(le.CacheDir, "problems"), CacheBytes: qe.CacheBytes,
+		InlineDir: le.WorkDir, Logger: log, Metrics: m, EnsureInfra: true, Mode: mode, Feedback: fb,
 	}
 	// A cluster in the middle of an election can let the streams' set-up
 	// time out; a few tries spare the worker a restart by its supervisor.
