@@ -108,7 +108,7 @@ func sandboxSyscalls(t *testing.T) map[string]string {
 	}
 	// Go wrappers whose name is not the syscall's.
 	alias := map[string]string{"Unmount": "umount2", "Setrlimit": "prlimit64", "Prlimit": "prlimit64",
-		"Socketpair": "socketpair", "Mkdev": "", "Open": "openat", "Stat": "newfstatat", "Lstat": "newfstatat", "Access": "faccessat"}
+		"Socketpair": "socketpair", "Mkdev": "", "FsconfigSetString": "fsconfig", "FsconfigCreate": "fsconfig", "Open": "openat", "Stat": "newfstatat", "Lstat": "newfstatat", "Access": "faccessat"}
 	goCall := regexp.MustCompile(`\bunix\.([A-Z][A-Za-z0-9]*)\(`)
 	goSys := regexp.MustCompile(`\bunix\.SYS_([A-Z0-9_]+)`)
 	err := filepath.WalkDir(repoPath("sandbox"), func(p string, d os.DirEntry, err error) error {
@@ -167,7 +167,7 @@ const sandboxCloneFlags = unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWN
 var forbidden = []string{"ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd", "process_madvise",
 	"bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key",
 	"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module", "reboot", "swapon", "swapoff",
-	"io_uring_setup", "io_uring_enter", "io_uring_register", "open_by_handle_at", "fsopen", "fsmount", "fspick",
+	"io_uring_setup", "io_uring_enter", "io_uring_register", "open_by_handle_at", "fspick",
 	"settimeofday", "clock_settime", "acct", "iopl", "ioperm", "syslog", "quotactl"}
 
 // checkSeccomp checks names, the default, what the sandbox needs, what
@@ -243,7 +243,7 @@ func TestSeccompProfile(t *testing.T) {
 	needs := sandboxSyscalls(t)
 	// The scan must see the calls that set the sandbox up, or it proves nothing.
 	for _, n := range []string{"mount", "umount2", "pivot_root", "setns", "unshare", "clone", "sethostname", "chroot",
-		"open_tree", "move_mount", "mount_setattr", "seccomp", "prctl", "setresuid", "setgroups", "close_range", "mknod"} {
+		"open_tree", "move_mount", "mount_setattr", "fsopen", "fsconfig", "fsmount", "seccomp", "prctl", "setresuid", "setgroups", "close_range", "mknod"} {
 		if _, ok := needs[n]; !ok {
 			t.Errorf("the source scan did not find %s; found %v", n, sortedKeys(needs))
 		}
