@@ -1,6 +1,6 @@
 // Package verdict judges a submission against a problem package: compile,
 // run the tests, compare / check / interact, score, and produce the result
-// of the wire protocol (shared/DESIGN.md). It knows nothing of NATS or
+// of the wire protocol (docs/protocol.md). It knows nothing of NATS or
 // HTTP: `docket run` and the queue worker both call Judge.
 package verdict
 

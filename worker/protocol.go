@@ -16,7 +16,7 @@ import (
 	"github.com/docketjudge/docket/verdict/problem"
 )
 
-// Stream, consumer and bucket names of the wire protocol (DESIGN.md).
+// Stream, consumer and bucket names of the wire protocol (docs/protocol.md).
 const (
 	JobsStream    = "DOCKET_JOBS"
 	EventsStream  = "DOCKET_EVENTS"

@@ -236,7 +236,7 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 	job, derr := DecodeJob(msg.Data(), w.cfg.MaxSource)
 	if derr != nil && !ValidID(job.SubmissionID) {
 		// Unreadable JSON: the backend's Nats-Msg-Id is the submission id
-		// (DESIGN.md), so the error result still reaches it.
+		// (docs/protocol.md), so the error result still reaches it.
 		if h := msg.Headers(); h != nil && ValidID(h.Get("Nats-Msg-Id")) && job.SubmissionID == "" {
 			job.SubmissionID = h.Get("Nats-Msg-Id")
 		}

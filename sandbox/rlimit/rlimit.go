@@ -16,7 +16,7 @@ import (
 
 // Limit is one resource limit. Soft always equals hard for RLIMIT_CPU: a
 // target that is PID 1 of its namespace ignores SIGXCPU, so only the hard
-// limit's SIGKILL stops it (shared/notes/dependencies.md §7.1).
+// limit's SIGKILL stops it.
 type Limit struct {
 	Resource int    `json:"r"`
 	Cur      uint64 `json:"c"`
