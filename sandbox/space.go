@@ -323,12 +323,20 @@ func stampOf(path string) (stamp2, error) {
 // copyRegular copies a regular file's bytes, never following a link at
 // either end.
 func copyRegular(src, dst string) error {
+	return copyTo(src, func() (*os.File, error) {
+		return os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	})
+}
+
+// copyTo copies the regular file src, not following a link, into the
+// file create makes.
+func copyTo(src string, create func() (*os.File, error)) error {
 	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	out, err := create()
 	if err != nil {
 		return err
 	}
@@ -410,20 +418,10 @@ func backFile(root *os.Root, p, rel string, st *unix.Stat_t) error {
 			return err
 		}
 	}
-	in, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	err := copyTo(p, func() (*os.File, error) {
+		return root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
+	})
 	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
 		return err
 	}
 	return backOwner(root, rel, st)

@@ -2,13 +2,11 @@ package verdict
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/docketjudge/docket/langs"
-	"github.com/docketjudge/docket/sandbox"
 )
 
 // A compile step sends the compiler's stdout and stderr into one log. The
@@ -16,19 +14,7 @@ import (
 // pipe for both; with two, two goroutines write the one buffer at once,
 // a data race the race leg of make test reports.
 func TestCompileLogKeepsOrder(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("compiling needs the full sandbox, which needs root")
-	}
-	sb, err := sandbox.New(sandbox.Config{StateDir: t.TempDir(), UIDBase: 64300})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Close() })
-	slot, err := sb.AcquireSlot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer slot.Release()
+	slot := testJudge(t).Slot
 	const n = 200
 	lang := &langs.Language{
 		ID: "shlog", Name: "a compiler writing to both streams", Extensions: []string{".sh"}, Source: "main.sh",

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/docketjudge/docket/langs"
 	"github.com/docketjudge/docket/sandbox"
 	"github.com/docketjudge/docket/verdict/problem"
 )
@@ -22,19 +21,7 @@ long long a,c;scanf("%lld %lld",&a,&c);printf("%lld\n",a+c);return 0;}
 `
 
 func TestPackageDiskLimit(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("judging needs the full sandbox, which needs root")
-	}
-	sb, err := sandbox.New(sandbox.Config{StateDir: t.TempDir(), UIDBase: 64200})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slot, err := sb.AcquireSlot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer slot.Release()
-	j := &Judge{Slot: slot, Langs: langs.Builtin(), WorkDir: t.TempDir(), CacheDir: t.TempDir()}
+	j := testJudge(t)
 	for _, tc := range []struct {
 		yaml       string
 		want       Verdict

@@ -2,14 +2,12 @@ package verdict
 
 import (
 	"context"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/docketjudge/docket/langs"
-	"github.com/docketjudge/docket/sandbox"
 	"github.com/docketjudge/docket/verdict/problem"
 )
 
@@ -96,24 +94,6 @@ var optionNamed = map[string]map[string]string{
 	"python3":    {"-c.py": plainPython},
 	"pypy3":      {"-c.py": plainPython},
 	"javascript": {"-e.js": plainJS},
-}
-
-func testJudge(t *testing.T) *Judge {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("judging needs the full sandbox, which needs root")
-	}
-	sb, err := sandbox.New(sandbox.Config{StateDir: t.TempDir(), UIDBase: 64000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Close() })
-	slot, err := sb.AcquireSlot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(slot.Release)
-	return &Judge{Slot: slot, Langs: langs.Builtin(), WorkDir: t.TempDir(), CacheDir: t.TempDir()}
 }
 
 func toSubmission(lang string, files map[string]string) Submission {
