@@ -11,7 +11,6 @@ import (
 
 	"github.com/docketjudge/docket/verdict"
 	"github.com/docketjudge/docket/verdict/problem"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 )
@@ -108,17 +107,7 @@ func TestInlineSamples(t *testing.T) {
 // (the job's when valid, else the worker's default): the bridge hides
 // the error of a result without one.
 func TestEarlyResultsCarryPolicy(t *testing.T) {
-	ns, _, js := embeddedJS(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if _, _, err := Push(ctx, js, "../problems/aplusb"); err != nil {
-		t.Fatal(err)
-	}
-	wnc, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wnc.Close()
+	js, ctx, wnc := aplusbStore(t)
 	w, err := New(ctx, wnc, nil, Config{Name: "cap-fb", Mode: ModeCapacityTest, EnsureInfra: true, Feedback: problem.FeedbackNone,
 		CacheDir: t.TempDir(), InlineDir: t.TempDir(), Logger: zerolog.Nop()})
 	if err != nil {

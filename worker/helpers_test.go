@@ -35,3 +35,22 @@ func embeddedJS(t *testing.T) (*server.Server, *nats.Conn, jetstream.JetStream) 
 	}
 	return ns, nc, js
 }
+
+// aplusbStore starts an embedded JetStream server whose problem store holds
+// problems/aplusb, a context bounding the test (60 s), and a second
+// connection for a worker, closed with the test.
+func aplusbStore(t *testing.T) (jetstream.JetStream, context.Context, *nats.Conn) {
+	t.Helper()
+	ns, _, js := embeddedJS(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	if _, _, err := Push(ctx, js, "../problems/aplusb"); err != nil {
+		t.Fatal(err)
+	}
+	wnc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(wnc.Close)
+	return js, ctx, wnc
+}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/verdict"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 )
@@ -44,17 +43,7 @@ func TestNewRefusesUnknownModeAndJudgelessJudging(t *testing.T) {
 // gets exactly the fixed not-judged result, a started and a final event
 // with Nats-Msg-Id, and is acked (nothing left on the queue).
 func TestCapacityModeAcksWithFixedResult(t *testing.T) {
-	ns, _, js := embeddedJS(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if _, _, err := Push(ctx, js, "../problems/aplusb"); err != nil {
-		t.Fatal(err)
-	}
-	wnc, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wnc.Close()
+	js, ctx, wnc := aplusbStore(t)
 	logs := &syncWriter{}
 	w, err := New(ctx, wnc, nil, Config{Name: "cap-0", Mode: ModeCapacityTest, EnsureInfra: true, AckWait: 3 * time.Second,
 		CacheDir: t.TempDir(), InlineDir: t.TempDir(), Logger: zerolog.New(logs)})
