@@ -61,6 +61,13 @@ type Result struct {
 	FeedbackPolicy problem.FeedbackPolicy `json:"feedback_policy,omitempty"`
 }
 
+// SystemError is the result of a submission that could not be judged at
+// all (its package or its files would not load): SE with msg as the
+// error, in the shape of every result (empty tests and groups, not null).
+func SystemError(msg string) *Result {
+	return &Result{V: 1, Verdict: SE, Tests: []TestResult{}, Groups: []GroupResult{}, Error: msg}
+}
+
 // CompileResult is the compile step.
 type CompileResult struct {
 	OK     bool   `json:"ok"`

@@ -114,7 +114,7 @@ func readSubmission(cat *langs.Catalog, lang string, files []string) (verdict.Su
 			}
 		}
 		if lang == "" {
-			return sub, fmt.Errorf("cannot infer the language of %s: give --lang", strings.Join(files, " "))
+			return sub, fmt.Errorf("%w: cannot infer the language of %s: give --lang", langs.ErrUnknown, strings.Join(files, " "))
 		}
 	}
 	sub.Language = lang

@@ -1,12 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/docketjudge/docket/langs"
+	"github.com/docketjudge/docket/verdict"
+	"github.com/docketjudge/docket/verdict/problem"
 )
 
 // Every example problem's own submissions get their expected verdicts
@@ -158,5 +165,93 @@ func TestRunRefusesUntrustedDirs(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// docket run --json prints a result even when nothing can be judged (the
+// package or the submission will not load): SE, the reason in error, the
+// wire protocol's shape, with the command's non-zero exit code. A harness
+// reads stdout.
+func TestRunJSONLoadFailures(t *testing.T) {
+	needRoot(t)
+	bin := docketBinary(t)
+	tmp := t.TempDir()
+	badYAML := filepath.Join(tmp, "bad-yaml")
+	copyTree(t, "../../problems/aplusb", badYAML)
+	if err := os.WriteFile(filepath.Join(badYAML, "problem.yaml"), []byte("limits: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cobol := filepath.Join(tmp, "main.cob")
+	if err := os.WriteFile(cobol, []byte("DISPLAY 'HI'.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const good = "../../problems/aplusb"
+	goodSrc := good + "/submissions/accepted/main.c"
+	missingSrc := filepath.Join(tmp, "no-such.c")
+	var le *problem.LoadError
+	cat, _, err := loadCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, dir string
+		args      []string
+		code      int
+		// want is the error the command must report, from the same
+		// call in this process; is checks it is the failure meant.
+		want func() error
+		is   func(error) bool
+	}{
+		{"missing problem dir", filepath.Join(tmp, "absent"), []string{goodSrc}, exitUsage,
+			func() error { _, err := problem.Load(filepath.Join(tmp, "absent")); return err },
+			func(err error) bool { return errors.As(err, &le) }},
+		{"bad problem.yaml", badYAML, []string{goodSrc}, exitUsage,
+			func() error { _, err := problem.Load(badYAML); return err },
+			func(err error) bool { return errors.As(err, &le) }},
+		{"unreadable source", good, []string{missingSrc}, exitUsage,
+			func() error { _, err := readSubmission(cat, "", []string{missingSrc}); return err },
+			func(err error) bool { return errors.Is(err, fs.ErrNotExist) }},
+		{"unknown extension", good, []string{cobol}, exitUsage,
+			func() error { _, err := readSubmission(cat, "", []string{cobol}); return err },
+			func(err error) bool { return errors.Is(err, langs.ErrUnknown) }},
+		{"unknown --lang", good, []string{"--lang", "cobol", cobol}, exitFailed,
+			func() error { _, err := cat.Lookup("cobol"); return err },
+			func(err error) bool { return errors.Is(err, langs.ErrUnknown) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := tc.want()
+			if want == nil || !tc.is(want) {
+				t.Fatalf("the case does not fail as meant: %v", want)
+			}
+			args := append([]string{"run", "--json", "--problem", tc.dir}, tc.args...)
+			cmd := exec.Command(bin, args...)
+			cmd.Env = append(os.Environ(), "DOCKET_SANDBOX_DIR="+t.TempDir(), "DOCKET_CACHE_DIR="+t.TempDir())
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != tc.code {
+				t.Fatalf("docket %s: %v, want exit %d\nstderr: %s", strings.Join(args, " "), err, tc.code, stderr.String())
+			}
+			dec := json.NewDecoder(bytes.NewReader(out))
+			dec.DisallowUnknownFields()
+			var res verdict.Result
+			if err := dec.Decode(&res); err != nil {
+				t.Fatalf("stdout is not a result: %v\n%s", err, out)
+			}
+			if res.V != 1 || res.Verdict != verdict.SE || res.Error != want.Error() {
+				t.Errorf("result v=%d verdict=%s error=%q, want v=1 SE %q", res.V, res.Verdict, res.Error, want.Error())
+			}
+			// The wire shape: tests and groups are lists, never null.
+			var raw map[string]json.RawMessage
+			if err := json.Unmarshal(out, &raw); err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range []string{"tests", "groups"} {
+				if string(raw[k]) != "[]" {
+					t.Errorf("%s = %s, want []", k, raw[k])
+				}
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -25,32 +26,37 @@ func runRun(args []string) int {
 	all := fs.Bool("all", false, "run every test of a pass-fail problem, not stopping at the first failure")
 	asJSON := fs.Bool("json", false, "print only the result JSON")
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: docket run --problem DIR [--lang L] [--time-limit 2s] [--json] FILE...\n\nJudges locally with the same pipeline as the worker. Exit: 0 AC, 1 any other verdict, 2 usage.\n\nflags:\n")
+		fmt.Fprintf(os.Stderr, "usage: docket run --problem DIR [--lang L] [--time-limit 2s] [--json] FILE...\n\nJudges locally with the same pipeline as the worker. Exit: 0 AC, 1 any other verdict, 2 usage (a package or FILE that will not load), 3 system.\nWith --json, stdout is a result even then: verdict SE, the reason in error.\n\nflags:\n")
 		fs.PrintDefaults()
 		envUsage()
 	}
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
+	// fail reports what leaves nothing to judge: on stderr and, with
+	// --json, as an SE result on stdout, since a harness reads stdout.
+	fail := func(code int, err error) int {
+		fmt.Fprintln(os.Stderr, "docket run:", err)
+		if *asJSON {
+			printJSON(verdict.SystemError(err.Error()))
+		}
+		return code
+	}
 	if *dir == "" || fs.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "docket run: --problem DIR and at least one FILE are required")
-		return exitUsage
+		return fail(exitUsage, errors.New("--problem DIR and at least one FILE are required"))
 	}
 	p, err := problem.Load(*dir)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket run:", err)
-		return exitUsage
+		return fail(exitUsage, err)
 	}
 	j, release, err := newJudge()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket run:", err)
-		return exitSystem
+		return fail(exitSystem, err)
 	}
 	defer release()
 	sub, err := readSubmission(j.Langs, *lang, fs.Args())
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket run:", err)
-		return exitUsage
+		return fail(exitUsage, err)
 	}
 	opt := verdict.Options{TimeLimit: *tl, MemoryMB: *mem, RunAll: *all}
 	if !*asJSON {
@@ -60,9 +66,7 @@ func runRun(args []string) int {
 	start := time.Now()
 	res := j.Judge(judgeCtx(), p, sub, opt)
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(res)
+		printJSON(res)
 	} else {
 		printSummary(res, time.Since(start))
 	}
@@ -70,6 +74,12 @@ func runRun(args []string) int {
 		return exitOK
 	}
 	return exitFailed
+}
+
+func printJSON(res *verdict.Result) {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	enc.Encode(res)
 }
 
 func printSummary(res *verdict.Result, took time.Duration) {

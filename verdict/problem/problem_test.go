@@ -100,7 +100,7 @@ func TestBrokenPackages(t *testing.T) {
 		"no ans":          {map[string]string{"problem.yaml": "name: x\n", "data/secret/1.in": "1"}, "has no 1.ans"},
 		"unknown type":    {map[string]string{"problem.yaml": "type: golf\n", "data/secret/1.in": "", "data/secret/1.ans": ""}, `unknown type "golf"`},
 		"no validator":    {map[string]string{"problem.yaml": "validation: custom\n", "data/secret/1.in": "", "data/secret/1.ans": ""}, "no output_validators/"},
-		"no secret":       {map[string]string{"problem.yaml": "", "data/sample/1.in": "", "data/sample/1.ans": ""}, "data/secret/: missing"},
+		"no tests":        {map[string]string{"problem.yaml": "", "data/sample/1.ans": "", "data/secret/x.txt": ""}, "no tests"},
 		"bad timelimit":   {map[string]string{"problem.yaml": "", ".timelimit": "fast", "data/secret/1.in": "", "data/secret/1.ans": ""}, ".timelimit"},
 		"bad yaml":        {map[string]string{"problem.yaml": "limits: [", "data/secret/1.in": "", "data/secret/1.ans": ""}, "problem.yaml"},
 		"bad testdata":    {map[string]string{"problem.yaml": "", "data/secret/testdata.yaml": "on_reject: maybe\n", "data/secret/1.in": "", "data/secret/1.ans": ""}, "on_reject"},
@@ -121,5 +121,36 @@ func TestBrokenPackages(t *testing.T) {
 	os.Symlink("/etc/shadow", filepath.Join(d, "data/secret/2.in"))
 	if _, err := Load(d); err == nil || !strings.Contains(err.Error(), "symbolic links") {
 		t.Errorf("a symlink in data/: %v", err)
+	}
+}
+
+// Either data/sample or data/secret alone is a package: Kattis and DOMjudge
+// judge samples like any other test.
+func TestOneGroupPackages(t *testing.T) {
+	for name, tc := range map[string]struct {
+		files map[string]string
+		tests string
+	}{
+		"only secret": {map[string]string{"problem.yaml": "name: s\n", "data/secret/b.in": "2", "data/secret/b.ans": "2", "data/secret/a.in": "1", "data/secret/a.ans": "1"}, "secret/a,secret/b"},
+		"only sample": {map[string]string{"problem.yaml": "name: s\n", "data/sample/1.in": "1", "data/sample/1.ans": "1"}, "sample/1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			d := filepath.Join(t.TempDir(), "p")
+			write(t, d, tc.files)
+			p, err := Load(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tc := range p.Tests {
+				names = append(names, tc.Name)
+			}
+			if got := strings.Join(names, ","); got != tc.tests {
+				t.Errorf("tests %s, want %s", got, tc.tests)
+			}
+			if len(p.Root.Groups) != 1 || p.Root.Groups[0].Name != strings.SplitN(tc.tests, "/", 2)[0] {
+				t.Errorf("groups %+v", p.Root.Groups)
+			}
+		})
 	}
 }

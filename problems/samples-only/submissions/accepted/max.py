@@ -1,0 +1,2 @@
+n = int(input())
+print(max(map(int, input().split()[:n])))
