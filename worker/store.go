@@ -22,7 +22,10 @@ import (
 )
 
 // Package archives: a tar of the problem directory, submissions/ left
-// out (a worker does not need them), regular files and directories only.
+// out (a worker does not need them), regular files and directories only:
+// a symbolic link inside the package is stored as the file it resolves
+// to (problem.ResolveLink), and a link that does not resolve inside the
+// package is refused.
 const maxPackage = 1 << 30
 
 // PackTar archives a problem directory.
@@ -40,6 +43,19 @@ func PackTar(dir string) ([]byte, error) {
 		if info.IsDir() && (rel == "submissions" || strings.HasPrefix(info.Name(), ".git")) {
 			return filepath.SkipDir
 		}
+		src := p
+		if info.Mode()&fs.ModeSymlink != 0 {
+			// A link inside the package travels as the file it names:
+			// the unpacked package has regular files only.
+			full, err := problem.ResolveLink(dir, rel)
+			if err != nil {
+				return err
+			}
+			if info, err = os.Lstat(full); err != nil {
+				return err
+			}
+			src = full
+		}
 		if !info.IsDir() && !info.Mode().IsRegular() {
 			return fmt.Errorf("%s: only regular files and directories can be pushed", rel)
 		}
@@ -54,7 +70,7 @@ func PackTar(dir string) ([]byte, error) {
 		if info.IsDir() {
 			return nil
 		}
-		f, err := os.Open(p)
+		f, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			return err
 		}

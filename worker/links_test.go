@@ -1,0 +1,124 @@
+package worker
+
+import (
+	"archive/tar"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/docketjudge/docket/verdict/problem"
+)
+
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func linkedPackage(t *testing.T) string {
+	d := filepath.Join(t.TempDir(), "linked")
+	writeFiles(t, d, map[string]string{
+		"problem.yaml":                "name: Linked\n",
+		"data/sample/1.in":            "1\n",
+		"data/sample/1.ans":           "1\n",
+		"data/secret/subtask1/01.in":  "2\n",
+		"data/secret/subtask1/01.ans": "2\n",
+	})
+	for _, n := range []string{"01.in", "01.ans"} {
+		os.MkdirAll(filepath.Join(d, "data/secret/subtask2"), 0o755)
+		if err := os.Symlink("../subtask1/"+n, filepath.Join(d, "data/secret/subtask2", n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return d
+}
+
+// A link inside the package is pushed as the file it names: the archive
+// has no link entry, the unpacked package regular files with the content
+// and the same digest as the package pushed.
+func TestPackResolvesLinks(t *testing.T) {
+	src := linkedPackage(t)
+	data, err := PackTar(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(bytes.NewReader(data))
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag != tar.TypeReg && h.Typeflag != tar.TypeDir {
+			t.Errorf("%s: entry type %q in the archive", h.Name, h.Typeflag)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "linked")
+	if err := Unpack(data, dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"01.in", "01.ans"} {
+		p := filepath.Join(dir, "data/secret/subtask2", n)
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.Mode().IsRegular() {
+			t.Fatalf("%s: %v %v, want a regular file", p, fi, err)
+		}
+		if b, _ := os.ReadFile(p); string(b) != "2\n" {
+			t.Errorf("%s: %q, want the linked content", p, b)
+		}
+	}
+	want, err := problem.Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := problem.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Digest != want.Digest || len(got.Tests) != 3 {
+		t.Errorf("unpacked: digest %s, %d tests; pushed: digest %s", got.Digest, len(got.Tests), want.Digest)
+	}
+}
+
+func TestPackRefusesBadLinks(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	os.WriteFile(outside, []byte("secret\n"), 0o644)
+	for name, tc := range map[string]struct {
+		target string
+		want   error
+	}{
+		"absolute":  {outside, problem.ErrLinkAbsolute},
+		"outside":   {"../../../../outside.txt", problem.ErrLinkOutside},
+		"dangling":  {"gone.in", problem.ErrLinkDangling},
+		"loop":      {"x.in", problem.ErrLinkLoop},
+		"directory": {"../subtask1", problem.ErrLinkNotFile},
+	} {
+		t.Run(name, func(t *testing.T) {
+			src := linkedPackage(t)
+			link := filepath.Join(src, "data/secret/subtask2/x.in")
+			if err := os.Symlink(tc.target, link); err != nil {
+				t.Fatal(err)
+			}
+			data, err := PackTar(src)
+			if !errors.Is(err, tc.want) || data != nil {
+				t.Fatalf("PackTar: %v, want %v", err, tc.want)
+			}
+			if !strings.Contains(err.Error(), "data/secret/subtask2/x.in") {
+				t.Errorf("error %q does not name the link", err)
+			}
+		})
+	}
+}
