@@ -160,3 +160,22 @@ func TestLinkLoopOfTwo(t *testing.T) {
 		t.Fatalf("ResolveLink: %v, want a loop", err)
 	}
 }
+
+// The package's own directory may be a link (an operator's layout): it is
+// not a link inside the package, and the package loads as its target.
+func TestPackageDirectoryIsALink(t *testing.T) {
+	d := linkedPackage(t)
+	want, err := Load(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alias := filepath.Join(t.TempDir(), "linked")
+	symlink(t, d, alias)
+	got, err := Load(alias)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Digest != want.Digest || len(got.Tests) != len(want.Tests) {
+		t.Errorf("through a linked directory: digest %s, %d tests; want %s, %d", got.Digest, len(got.Tests), want.Digest, len(want.Tests))
+	}
+}

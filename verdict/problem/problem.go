@@ -412,7 +412,7 @@ func (l *loader) group(p *Problem, dir, name string, parent GroupConfig) *Group 
 func digest(dir string, links map[string]string) (string, error) {
 	h := sha256.New()
 	var paths []string
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(dir+string(filepath.Separator), func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
