@@ -122,3 +122,23 @@ func TestPackRefusesBadLinks(t *testing.T) {
 		})
 	}
 }
+
+// A package directory that is itself a link packs its target's files.
+func TestPackThroughLinkedDirectory(t *testing.T) {
+	src := linkedPackage(t)
+	alias := filepath.Join(t.TempDir(), "alias")
+	if err := os.Symlink(src, alias); err != nil {
+		t.Fatal(err)
+	}
+	want, err := PackTar(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := PackTar(alias)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("packing through a linked directory: %d bytes, want %d", len(got), len(want))
+	}
+}

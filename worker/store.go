@@ -32,7 +32,9 @@ const maxPackage = 1 << 30
 func PackTar(dir string) ([]byte, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
-	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+	// The trailing separator: dir itself may be a link (the operator's
+	// layout, as problem.Load allows); the walk starts at its target.
+	err := filepath.Walk(dir+string(filepath.Separator), func(p string, info os.FileInfo, err error) error {
 		if err != nil {
 			return err
 		}
