@@ -3,6 +3,7 @@ package worker
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -140,5 +141,41 @@ func TestPackThroughLinkedDirectory(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("packing through a linked directory: %d bytes, want %d", len(got), len(want))
+	}
+}
+
+// The example package with linked subtasks goes through a real object
+// store: a worker's copy has regular files with the linked content, and
+// the digest the push recorded.
+func TestPushLinkedExampleThroughStore(t *testing.T) {
+	_, _, js := embeddedJS(t)
+	ctx := context.Background()
+	pushed, _, err := Push(ctx, js, "../problems/linked-subtasks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Cache{Dir: t.TempDir(), MaxBytes: 1 << 30}
+	got, err := c.Get(ctx, js, "linked-subtasks", pushed.Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	linked := 0
+	for _, tc := range got.Tests {
+		if !strings.HasPrefix(tc.Name, "secret/group2/g1-") {
+			continue
+		}
+		linked++
+		for _, f := range []string{tc.In, tc.Ans} {
+			if fi, err := os.Lstat(f); err != nil || !fi.Mode().IsRegular() {
+				t.Errorf("%s: %v %v, want a regular file in the worker's copy", f, fi, err)
+			}
+		}
+		want, _ := os.ReadFile(filepath.Join("../problems/linked-subtasks/data/secret/group1", strings.TrimPrefix(tc.Name, "secret/group2/g1-")+".in"))
+		if b, _ := os.ReadFile(tc.In); len(want) == 0 || !bytes.Equal(b, want) {
+			t.Errorf("%s: %d bytes, want group1's %d", tc.In, len(b), len(want))
+		}
+	}
+	if linked != 3 || got.Digest != pushed.Digest {
+		t.Errorf("%d linked tests (want 3), digest %s (pushed %s)", linked, got.Digest, pushed.Digest)
 	}
 }
