@@ -22,14 +22,19 @@ import (
 )
 
 // Package archives: a tar of the problem directory, submissions/ left
-// out (a worker does not need them), regular files and directories only.
+// out (a worker does not need them), regular files and directories only:
+// a symbolic link inside the package is stored as the file it resolves
+// to (problem.ResolveLink), and a link that does not resolve inside the
+// package is refused.
 const maxPackage = 1 << 30
 
 // PackTar archives a problem directory.
 func PackTar(dir string) ([]byte, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
-	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+	// The trailing separator: dir itself may be a link (the operator's
+	// layout, as problem.Load allows); the walk starts at its target.
+	err := filepath.Walk(dir+string(filepath.Separator), func(p string, info os.FileInfo, err error) error {
 		if err != nil {
 			return err
 		}
@@ -39,6 +44,19 @@ func PackTar(dir string) ([]byte, error) {
 		}
 		if info.IsDir() && (rel == "submissions" || strings.HasPrefix(info.Name(), ".git")) {
 			return filepath.SkipDir
+		}
+		src := p
+		if info.Mode()&fs.ModeSymlink != 0 {
+			// A link inside the package travels as the file it names:
+			// the unpacked package has regular files only.
+			full, err := problem.ResolveLink(dir, rel)
+			if err != nil {
+				return err
+			}
+			if info, err = os.Lstat(full); err != nil {
+				return err
+			}
+			src = full
 		}
 		if !info.IsDir() && !info.Mode().IsRegular() {
 			return fmt.Errorf("%s: only regular files and directories can be pushed", rel)
@@ -54,7 +72,7 @@ func PackTar(dir string) ([]byte, error) {
 		if info.IsDir() {
 			return nil
 		}
-		f, err := os.Open(p)
+		f, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			return err
 		}

@@ -116,7 +116,12 @@ type Test struct {
 type LoadError struct {
 	Dir    string
 	Errors []string
+	causes []error // the errors behind Errors that callers may match
 }
+
+// Unwrap lets errors.Is and errors.As see a refused link (ErrLink,
+// *LinkError).
+func (e *LoadError) Unwrap() []error { return e.causes }
 
 func (e *LoadError) Error() string {
 	return fmt.Sprintf("problem package %s: %s", e.Dir, strings.Join(e.Errors, "; "))
@@ -131,22 +136,35 @@ func Load(dir string) (*Problem, error) {
 	l := &loader{dir: abs}
 	p := l.load()
 	if len(l.errs) > 0 {
-		return nil, &LoadError{Dir: dir, Errors: l.errs}
+		return nil, &LoadError{Dir: dir, Errors: l.errs, causes: l.causes}
 	}
 	return p, nil
 }
 
 type loader struct {
-	dir  string
-	errs []string
+	dir    string
+	errs   []string
+	causes []error
+	links  map[string]string // link path relative to dir -> resolved file
 }
 
 func (l *loader) errorf(f string, a ...any) { l.errs = append(l.errs, fmt.Sprintf(f, a...)) }
+
+// fail records an error callers can match with errors.Is / errors.As.
+func (l *loader) fail(err error) {
+	l.errs = append(l.errs, err.Error())
+	l.causes = append(l.causes, err)
+}
 
 func (l *loader) load() *Problem {
 	p := &Problem{ID: filepath.Base(l.dir), Dir: l.dir, Kind: PassFail}
 	if st, err := os.Stat(l.dir); err != nil || !st.IsDir() {
 		l.errorf("not a directory")
+		return p
+	}
+	// Links first: once every link is known to resolve inside the
+	// package, the reads below cannot leave it.
+	if l.links = l.checkLinks(); len(l.errs) > 0 {
 		return p
 	}
 	y := l.readYAML(p)
@@ -166,7 +184,7 @@ func (l *loader) load() *Problem {
 	l.loadValidators(p, y)
 	l.loadData(p)
 	if len(l.errs) == 0 {
-		d, err := digest(l.dir)
+		d, err := digest(l.dir, l.links)
 		if err != nil {
 			l.errorf("digest: %v", err)
 		}
@@ -338,9 +356,17 @@ func (l *loader) group(p *Problem, dir, name string, parent GroupConfig) *Group 
 	for _, e := range entries { // ReadDir sorts by name: Kattis' order
 		n := e.Name()
 		rel := filepath.Join(name, n)
+		path := filepath.Join(dir, n)
 		if e.Type()&os.ModeSymlink != 0 {
-			l.errorf("data/%s: symbolic links are not allowed in a package", rel)
-			continue
+			// Checked by checkLinks: resolves to a regular file inside
+			// the package; the test reads that file.
+			lrel, _ := filepath.Rel(l.dir, path)
+			full, ok := l.links[lrel]
+			if !ok {
+				l.errorf("data/%s: symbolic link not checked", rel)
+				continue
+			}
+			path = full
 		}
 		if e.IsDir() {
 			if name == "" && n != "sample" && n != "secret" {
@@ -358,9 +384,12 @@ func (l *loader) group(p *Problem, dir, name string, parent GroupConfig) *Group 
 			continue
 		}
 		stem := strings.TrimSuffix(n, ".in")
-		t := &Test{Name: filepath.Join(name, stem), Group: g, In: filepath.Join(dir, n)}
+		t := &Test{Name: filepath.Join(name, stem), Group: g, In: path}
 		if names[stem+".ans"] {
 			t.Ans = filepath.Join(dir, stem+".ans")
+			if full, ok := l.links[filepath.Join("data", name, stem+".ans")]; ok {
+				t.Ans = full
+			}
 		} else if !p.Interactive {
 			l.errorf("data/%s.in has no %s.ans", filepath.Join(name, stem), stem)
 			continue
@@ -371,11 +400,13 @@ func (l *loader) group(p *Problem, dir, name string, parent GroupConfig) *Group 
 }
 
 // digest hashes every file's path and content, submissions excluded (they
-// are not part of what a worker needs to judge).
-func digest(dir string) (string, error) {
+// are not part of what a worker needs to judge). A link counts as the file
+// it resolves to (links), as in the pushed archive, so a package and its
+// unpacked copy have the same digest.
+func digest(dir string, links map[string]string) (string, error) {
 	h := sha256.New()
 	var paths []string
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(dir+string(filepath.Separator), func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -383,7 +414,7 @@ func digest(dir string) (string, error) {
 		if d.IsDir() && (rel == "submissions" || strings.HasPrefix(d.Name(), ".git")) {
 			return filepath.SkipDir
 		}
-		if d.Type().IsRegular() {
+		if d.Type().IsRegular() || links[rel] != "" {
 			paths = append(paths, rel)
 		}
 		return nil
@@ -393,7 +424,11 @@ func digest(dir string) (string, error) {
 	}
 	sort.Strings(paths)
 	for _, rel := range paths {
-		f, err := os.Open(filepath.Join(dir, rel))
+		src := filepath.Join(dir, rel)
+		if full := links[rel]; full != "" {
+			src = full
+		}
+		f, err := os.Open(src)
 		if err != nil {
 			return "", err
 		}

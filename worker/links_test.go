@@ -1,0 +1,181 @@
+package worker
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/docketjudge/docket/verdict/problem"
+)
+
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func linkedPackage(t *testing.T) string {
+	d := filepath.Join(t.TempDir(), "linked")
+	writeFiles(t, d, map[string]string{
+		"problem.yaml":                "name: Linked\n",
+		"data/sample/1.in":            "1\n",
+		"data/sample/1.ans":           "1\n",
+		"data/secret/subtask1/01.in":  "2\n",
+		"data/secret/subtask1/01.ans": "2\n",
+	})
+	for _, n := range []string{"01.in", "01.ans"} {
+		os.MkdirAll(filepath.Join(d, "data/secret/subtask2"), 0o755)
+		if err := os.Symlink("../subtask1/"+n, filepath.Join(d, "data/secret/subtask2", n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return d
+}
+
+// A link inside the package is pushed as the file it names: the archive
+// has no link entry, the unpacked package regular files with the content
+// and the same digest as the package pushed.
+func TestPackResolvesLinks(t *testing.T) {
+	src := linkedPackage(t)
+	data, err := PackTar(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(bytes.NewReader(data))
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag != tar.TypeReg && h.Typeflag != tar.TypeDir {
+			t.Errorf("%s: entry type %q in the archive", h.Name, h.Typeflag)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "linked")
+	if err := Unpack(data, dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"01.in", "01.ans"} {
+		p := filepath.Join(dir, "data/secret/subtask2", n)
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.Mode().IsRegular() {
+			t.Fatalf("%s: %v %v, want a regular file", p, fi, err)
+		}
+		if b, _ := os.ReadFile(p); string(b) != "2\n" {
+			t.Errorf("%s: %q, want the linked content", p, b)
+		}
+	}
+	want, err := problem.Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := problem.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Digest != want.Digest || len(got.Tests) != 3 {
+		t.Errorf("unpacked: digest %s, %d tests; pushed: digest %s", got.Digest, len(got.Tests), want.Digest)
+	}
+}
+
+func TestPackRefusesBadLinks(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	os.WriteFile(outside, []byte("secret\n"), 0o644)
+	for name, tc := range map[string]struct {
+		target string
+		want   error
+	}{
+		"absolute":  {outside, problem.ErrLinkAbsolute},
+		"outside":   {"../../../../outside.txt", problem.ErrLinkOutside},
+		"dangling":  {"gone.in", problem.ErrLinkDangling},
+		"loop":      {"x.in", problem.ErrLinkLoop},
+		"directory": {"../subtask1", problem.ErrLinkNotFile},
+	} {
+		t.Run(name, func(t *testing.T) {
+			src := linkedPackage(t)
+			link := filepath.Join(src, "data/secret/subtask2/x.in")
+			if err := os.Symlink(tc.target, link); err != nil {
+				t.Fatal(err)
+			}
+			data, err := PackTar(src)
+			if !errors.Is(err, tc.want) || data != nil {
+				t.Fatalf("PackTar: %v, want %v", err, tc.want)
+			}
+			if !strings.Contains(err.Error(), "data/secret/subtask2/x.in") {
+				t.Errorf("error %q does not name the link", err)
+			}
+		})
+	}
+}
+
+// A package directory that is itself a link packs its target's files.
+func TestPackThroughLinkedDirectory(t *testing.T) {
+	src := linkedPackage(t)
+	alias := filepath.Join(t.TempDir(), "alias")
+	if err := os.Symlink(src, alias); err != nil {
+		t.Fatal(err)
+	}
+	want, err := PackTar(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := PackTar(alias)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("packing through a linked directory: %d bytes, want %d", len(got), len(want))
+	}
+}
+
+// The example package with linked subtasks goes through a real object
+// store: a worker's copy has regular files with the linked content, and
+// the digest the push recorded.
+func TestPushLinkedExampleThroughStore(t *testing.T) {
+	_, _, js := embeddedJS(t)
+	ctx := context.Background()
+	pushed, _, err := Push(ctx, js, "../problems/linked-subtasks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Cache{Dir: t.TempDir(), MaxBytes: 1 << 30}
+	got, err := c.Get(ctx, js, "linked-subtasks", pushed.Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	linked := 0
+	for _, tc := range got.Tests {
+		if !strings.HasPrefix(tc.Name, "secret/group2/g1-") {
+			continue
+		}
+		linked++
+		for _, f := range []string{tc.In, tc.Ans} {
+			if fi, err := os.Lstat(f); err != nil || !fi.Mode().IsRegular() {
+				t.Errorf("%s: %v %v, want a regular file in the worker's copy", f, fi, err)
+			}
+		}
+		want, _ := os.ReadFile(filepath.Join("../problems/linked-subtasks/data/secret/group1", strings.TrimPrefix(tc.Name, "secret/group2/g1-")+".in"))
+		if b, _ := os.ReadFile(tc.In); len(want) == 0 || !bytes.Equal(b, want) {
+			t.Errorf("%s: %d bytes, want group1's %d", tc.In, len(b), len(want))
+		}
+	}
+	if linked != 3 || got.Digest != pushed.Digest {
+		t.Errorf("%d linked tests (want 3), digest %s (pushed %s)", linked, got.Digest, pushed.Digest)
+	}
+}
