@@ -426,15 +426,23 @@ func TestWorkerModeRefusal(t *testing.T) {
 		{[]string{"--capacity-test-no-judging"}, "", exitSystem, "no NATS"},
 		{nil, "DOCKET_WORKER_MODE=capacity-test-no-judging", exitSystem, "no NATS"},
 	} {
-		cmd := exec.Command(bin, append([]string{"worker"}, c.args...)...)
-		cmd.Env = append(os.Environ(), dead, c.env, "DOCKET_METRICS_ADDR=")
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-		if code != c.code || !strings.Contains(string(out), c.want) {
-			t.Errorf("docket worker %v with %s: exit %d, want %d with %q:\n%s", c.args, c.env, code, c.code, c.want, out)
-		}
+		expectExit(t, bin, append([]string{"worker"}, c.args...), []string{dead, c.env}, c.code, c.want)
+	}
+}
+
+// expectExit runs the docket binary with args and env added to the test's
+// environment (no metrics listener) and checks its exit code and that its
+// output holds want.
+func expectExit(t *testing.T, bin string, args, env []string, wantCode int, want string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(append(os.Environ(), env...), "DOCKET_METRICS_ADDR=")
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	if code != wantCode || !strings.Contains(string(out), want) {
+		t.Errorf("docket %v with %v: exit %d, want %d with %q:\n%s", args, env, code, wantCode, want, out)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -165,16 +164,7 @@ func TestFeedbackPolicyRefusal(t *testing.T) {
 		{[]string{"serve", "--data", t.TempDir()}, "DOCKET_FEEDBACK_POLICY=everything", exitUsage, "docket serve: DOCKET_FEEDBACK_POLICY: invalid"},
 		{[]string{"serve", "--data", t.TempDir(), "--feedback-policy", "jury"}, "", exitUsage, "docket serve: --feedback-policy: invalid"},
 	} {
-		cmd := exec.Command(bin, c.args...)
-		cmd.Env = append(os.Environ(), dead, c.env, "DOCKET_METRICS_ADDR=")
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-		if code != c.code || !strings.Contains(string(out), c.want) {
-			t.Errorf("docket %v with %s: exit %d, want %d with %q:\n%s", c.args, c.env, code, c.code, c.want, out)
-		}
+		expectExit(t, bin, c.args, []string{dead, c.env}, c.code, c.want)
 	}
 }
 
