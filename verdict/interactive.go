@@ -15,30 +15,56 @@ import (
 // stdin<->stdout, each in its own sandbox and measured on its own. Who
 // ended first decides (interactiveVerdict).
 func (r *run) interactive(t *problem.Test, dir string, tr TestResult) TestResult {
-	sbox := filepath.Join(dir, "box")
+	ibox := filepath.Join(dir, "interactor")
+	kattis := r.p.Interactor.Protocol == problem.Kattis
+	if err := r.judgeBox(ibox, r.interactor, t, kattis); err != nil {
+		return seTest(tr, err)
+	}
+	return r.interactivePass(t, t.In, filepath.Join(dir, "box"), ibox, tr)
+}
+
+// judgeBox prepares the box of the problem's own program (a validator or
+// an interactor): its files, the answer, and the feedback directory of
+// the Kattis protocol or the testlib interactor's tout. A multi-pass test
+// keeps it, feedback and all, from pass to pass.
+func (r *run) judgeBox(box string, prog *built, t *problem.Test, kattis bool) error {
+	if err := mkBox(box, r.j.Slot.TrustedUID); err != nil {
+		return err
+	}
+	if err := populate(box, prog); err != nil {
+		return err
+	}
+	ans := filepath.Join(box, "answer")
+	if t.Ans != "" {
+		if err := copyFile(t.Ans, ans, 0o644); err != nil {
+			return err
+		}
+	} else if err := os.WriteFile(ans, nil, 0o644); err != nil {
+		return err
+	}
+	if kattis {
+		return mkBox(filepath.Join(box, "feedback"), r.j.Slot.TrustedUID)
+	}
+	tout := filepath.Join(box, "tout")
+	if err := os.WriteFile(tout, nil, 0o644); err != nil {
+		return err
+	}
+	chownIf(tout, r.j.Slot.TrustedUID)
+	return nil
+}
+
+// interactivePass runs the submission in a fresh box sbox against the
+// interactor of ibox (judgeBox) on the input in: one interactive test,
+// or one pass of a multi-pass one.
+func (r *run) interactivePass(t *problem.Test, in, sbox, ibox string, tr TestResult) TestResult {
 	if err := mkBox(sbox, r.j.Slot.UID); err != nil {
 		return seTest(tr, err)
 	}
 	if err := populate(sbox, r.prog); err != nil {
 		return seTest(tr, err)
 	}
-	ibox := filepath.Join(dir, "interactor")
-	if err := mkBox(ibox, r.j.Slot.TrustedUID); err != nil {
+	if err := copyFile(in, filepath.Join(ibox, "input"), 0o644); err != nil {
 		return seTest(tr, err)
-	}
-	if err := populate(ibox, r.interactor); err != nil {
-		return seTest(tr, err)
-	}
-	if err := copyFile(t.In, filepath.Join(ibox, "input"), 0o644); err != nil {
-		return seTest(tr, err)
-	}
-	ans := filepath.Join(ibox, "answer")
-	if t.Ans != "" {
-		if err := copyFile(t.Ans, ans, 0o644); err != nil {
-			return seTest(tr, err)
-		}
-	} else {
-		os.WriteFile(ans, nil, 0o644)
 	}
 	kattis := r.p.Interactor.Protocol == problem.Kattis
 	sub := r.j.Slot.Command("")
@@ -60,14 +86,8 @@ func (r *run) interactive(t *problem.Test, dir string, tr TestResult) TestResult
 	}
 	inter.Limits = lim
 	if kattis {
-		fb := filepath.Join(ibox, "feedback")
-		if err := mkBox(fb, r.j.Slot.TrustedUID); err != nil {
-			return seTest(tr, err)
-		}
 		inter.Args = r.interactor.command(checkerMemoryMB, append([]string{"input", "answer", "feedback/"}, t.Group.Config.ValidatorFlags...)...)
 	} else {
-		os.WriteFile(filepath.Join(ibox, "tout"), nil, 0o644)
-		chownIf(filepath.Join(ibox, "tout"), r.j.Slot.TrustedUID)
 		inter.Args = r.interactor.command(checkerMemoryMB, "input", "tout", "answer")
 	}
 	var rs, ri *sandbox.Result
