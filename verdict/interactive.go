@@ -133,11 +133,18 @@ type interactorSide struct {
 }
 
 // interactiveVerdict combines the submission's run with the interactor's:
-// who failed first decides, as in problemtools (support/interactive and
-// judge/execute.py) and DOMjudge (runpipe's validator-exited-first). The
-// order is RunPair's, which is causal; beyond it, a SIGPIPE death is by
-// construction the other side's doing: a submission killed by SIGPIPE
-// ended after the interactor, an orphaned interactor after the submission.
+// who failed first decides. The same as problemtools (support/interactive
+// reports which side wait() saw first; judge/execute.py follows a
+// validator that rejected first, else the submission's TLE or RTE, else
+// the validator) and DOMjudge (runpipe's validator-exited-first: a 43
+// from a validator that exited first overrides the submission's TLE and
+// RTE). The order is RunPair's, which is causal. Beyond the peers: a
+// SIGPIPE death is by construction the other side's doing (a submission
+// killed by SIGPIPE ended after the interactor, an orphaned interactor
+// after the submission), and an interactor orphaned that way is the
+// submission's fault, never SE; problemtools avoids it by never closing
+// the read end of the validator's output, which docket closes so that
+// such a validator cannot block on a full pipe.
 func interactiveVerdict(sub TestResult, in interactorSide) TestResult {
 	interactorFirst := in.first
 	if sub.Signal == int(syscall.SIGPIPE) {

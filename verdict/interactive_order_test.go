@@ -33,6 +33,22 @@ int main(int argc, char **argv) {
 }
 `
 
+// A Kattis validator that ignores SIGPIPE and exits 0 (not 42 or 43) when
+// it reads EOF: wrong, but only because the submission had gone.
+const exitZeroValidator = `#include <signal.h>
+#include <stdio.h>
+int main(void) {
+	signal(SIGPIPE, SIG_IGN);
+	for (;;) {
+		int x;
+		printf("?\n");
+		fflush(stdout);
+		if (scanf("%d", &x) != 1) return 0;
+		if (x == 42) return 42;
+	}
+}
+`
+
 // The same in the testlib protocol: exit 0 ok, 1 wrong answer.
 const askingInteractor = `#include <stdio.h>
 int main(void) {
@@ -136,6 +152,9 @@ func TestInteractiveSubmissionExitsFirstIsWA(t *testing.T) {
 	})
 	t.Run("testlib interactor", func(t *testing.T) {
 		judgeEveryTest(t, j, interactivePackage(t, 30, false, askingInteractor), wrongAndExit, WA)
+	})
+	t.Run("kattis validator exiting 0 on EOF", func(t *testing.T) {
+		judgeEveryTest(t, j, interactivePackage(t, 10, true, exitZeroValidator), wrongAndExit, WA)
 	})
 }
 
