@@ -25,9 +25,9 @@ const nextPassFile = "nextpass.in"
 // passes. Every pass has the test's full limits.
 //
 // Where docket differs: more passes than limits.validation_passes is the
-// submission's WA, as the issue of the format describes it ("a
-// rejection"), where problemtools and DOMjudge call it a judge error. A
-// nextpass.in beside a rejection is SE, as in problemtools.
+// submission's WA (a rejection: it never settles), where problemtools and
+// DOMjudge call it a judge error. A nextpass.in beside a rejection is SE,
+// as in problemtools.
 func (r *run) multiPass(t *problem.Test, dir string, tr TestResult) TestResult {
 	vbox := filepath.Join(dir, "validator")
 	prog := r.checker
