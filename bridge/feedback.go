@@ -252,20 +252,33 @@ func contestantTest(raw []byte, policy string) (json.RawMessage, error) {
 		return raw, nil
 	}
 	out := pick(t, testFields)
-	var steps []json.RawMessage
-	if json.Unmarshal(t["steps"], &steps) == nil && steps != nil {
-		kept := make([]json.RawMessage, 0, len(steps))
-		for _, s := range steps {
-			if m, err := object(s); err == nil {
-				b, _ := json.Marshal(pick(m, stepFields))
-				kept = append(kept, b)
-			}
+	// A two-step test's steps and a multi-pass test's passes: each run's
+	// measurements and verdict.
+	for _, key := range []string{"steps", "passes"} {
+		if runs, ok := pickRuns(t[key]); ok {
+			out[key] = runs
 		}
-		out["steps"], _ = json.Marshal(kept)
 	}
 	out["feedback"] = rawEmpty
 	out["feedback_hidden"] = rawTrue
 	return json.Marshal(out)
+}
+
+// pickRuns keeps stepFields of each run in a list of runs.
+func pickRuns(raw json.RawMessage) (json.RawMessage, bool) {
+	var runs []json.RawMessage
+	if json.Unmarshal(raw, &runs) != nil || runs == nil {
+		return nil, false
+	}
+	kept := make([]json.RawMessage, 0, len(runs))
+	for _, s := range runs {
+		if m, err := object(s); err == nil {
+			b, _ := json.Marshal(pick(m, stepFields))
+			kept = append(kept, b)
+		}
+	}
+	b, _ := json.Marshal(kept)
+	return b, true
 }
 
 // contestantGroup is a group's score as a contestant sees it: name,

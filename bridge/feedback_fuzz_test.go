@@ -15,6 +15,7 @@ func FuzzContestantView(f *testing.F) {
 		`{"v":1,"type":"test","feedback_policy":"samples","index":2,"test":{"name":"secret/1","sample":false,"verdict":"WA","feedback":"expected 2000000000, got 2000000001","stderr":"x"}}`,
 		`{"v":1,"type":"test","feedback_policy":"samples","test":{"name":"sample/1","sample":true,"verdict":"WA","feedback":"expected 3, got 4"}}`,
 		`{"v":1,"type":"final","feedback_policy":"samples","result":{"feedback_policy":"samples","verdict":"SE","error":"test secret/1: jury 2","error_test":"secret/1","tests":[{"name":"secret/1","feedback":"jury 2","steps":[{"time_ms":1,"x":2}]}],"groups":[{"name":"secret","score":1,"note":"n"}]}}`,
+		`{"v":1,"type":"test","feedback_policy":"samples","test":{"name":"secret/2","sample":false,"feedback":"pass 2: x","passes":[{"time_ms":1,"verdict":"AC","x":2},7,null]}}`,
 		`{"v":1,"type":"final","feedback_policy":"all","result":{"feedback_policy":"none","tests":[{"name":"a","feedback":"f"}]}}`,
 		`{"type":"group","feedback_policy":"none","group":{"name":"g","verdict":"AC","score":1,"max_score":1,"extra":"e"}}`,
 		`{"type":"test","feedback_policy":"samples","test":{"sample":"true","feedback":"f"}}`,
@@ -88,18 +89,20 @@ func checkTestView(t *testing.T, out, raw []byte, policy string) {
 	if shown(policy, tm) {
 		return
 	}
-	onlyFields(t, "hidden test", out, tm, testFields, "steps", "feedback", "feedback_hidden")
+	onlyFields(t, "hidden test", out, tm, testFields, "steps", "passes", "feedback", "feedback_hidden")
 	if string(tm["feedback"]) != `""` || string(tm["feedback_hidden"]) != "true" {
 		t.Fatalf("hidden test with feedback %s (hidden %s) in %q", tm["feedback"], tm["feedback_hidden"], out)
 	}
-	var steps []map[string]json.RawMessage
-	if raw, ok := tm["steps"]; ok {
-		if err := json.Unmarshal(raw, &steps); err != nil {
-			t.Fatalf("steps in %q: %v", out, err)
+	for _, key := range []string{"steps", "passes"} {
+		var runs []map[string]json.RawMessage
+		if raw, ok := tm[key]; ok {
+			if err := json.Unmarshal(raw, &runs); err != nil {
+				t.Fatalf("%s in %q: %v", key, out, err)
+			}
 		}
-	}
-	for _, s := range steps {
-		onlyFields(t, "step", out, s, stepFields)
+		for _, s := range runs {
+			onlyFields(t, key, out, s, stepFields)
+		}
 	}
 }
 

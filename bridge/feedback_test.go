@@ -35,7 +35,8 @@ func judgedTest(name string, sample bool, verdict, feedback string) map[string]a
 	return map[string]any{"name": name, "group": group, "sample": sample, "verdict": verdict, "time_ms": 7, "wall_ms": 9,
 		"memory_kb": 1300, "exit_code": 0, "signal": 0, "verdict_source": "stdout", "feedback": feedback, "score": 0,
 		"stdout_excerpt": extra,
-		"steps":          []any{map[string]any{"time_ms": 3, "wall_ms": 4, "memory_kb": 1200, "verdict": "AC", "note": extra}}}
+		"steps":          []any{map[string]any{"time_ms": 3, "wall_ms": 4, "memory_kb": 1200, "verdict": "AC", "note": extra}},
+		"passes":         []any{map[string]any{"time_ms": 5, "wall_ms": 6, "memory_kb": 1100, "verdict": "AC", "note": extra}}}
 }
 
 // judged publishes the events and the result of a submission judged
@@ -186,6 +187,9 @@ func checkContestantEvents(t *testing.T, evs []map[string]any) {
 	}
 	if steps, _ := secret["steps"].([]any); len(steps) != 1 || steps[0].(map[string]any)["time_ms"] != 3.0 {
 		t.Errorf("the secret test's steps: %v", secret["steps"])
+	}
+	if passes, _ := secret["passes"].([]any); len(passes) != 1 || passes[0].(map[string]any)["time_ms"] != 5.0 {
+		t.Errorf("the secret test's passes: %v", secret["passes"])
 	}
 	sample := evs[2]["test"].(map[string]any)
 	if sample["feedback"] != sampleFeedback || sample["feedback_hidden"] != nil {

@@ -102,6 +102,11 @@ type Cmd struct {
 	debugRec  debugRecord
 	fast      bool      // the helper comes from the zygote
 	lastMark  time.Time // phases
+	// onEnd runs once, as soon as the target is known to have ended (its
+	// exit status read, a kill ordered, or the helper reaped): RunPair's
+	// order of the two ends.
+	onEnd   func()
+	endOnce sync.Once
 }
 
 // Run starts the command and waits for it.
@@ -522,6 +527,7 @@ func (c *Cmd) readRecords(r io.Reader) {
 			c.targetEnd = time.Now()
 			c.targetWS = syscall.WaitStatus(v)
 			c.hasWS = true
+			c.ended()
 		default:
 			return
 		}
@@ -553,7 +559,15 @@ func (c *Cmd) kill(status Status, source string) {
 		c.killed, c.killSrc, c.killedAt = status, source, time.Now()
 	}
 	c.killMu.Unlock()
+	c.ended()
 	c.killTree()
+}
+
+// ended runs the end hook, once.
+func (c *Cmd) ended() {
+	if c.onEnd != nil {
+		c.endOnce.Do(c.onEnd)
+	}
 }
 
 func (c *Cmd) killTree() {
@@ -606,6 +620,7 @@ func (c *Cmd) Wait() (*Result, error) {
 	}
 	ps, werr := c.process.Wait()
 	reaped := time.Now()
+	c.ended()
 	wall := reaped.Sub(c.start)
 	if c.records != nil {
 		<-c.records // init has exited: its end of the pipe is closed

@@ -158,3 +158,37 @@ func selfRaisedSignals(t *testing.T, sl *sandbox.Slot) {
 		t.Errorf("abort(): %s (%s) signal %d, want RE (signal) signal %d", res.Status, res.Source, res.Signal, syscall.SIGABRT)
 	}
 }
+
+// Of a pair, the side that quits is First every time, however close the
+// other's reaction (EOF on its stdin, SIGPIPE on its stdout) follows: the
+// other side cannot see the end before it is recorded.
+func TestPairEndOrder(t *testing.T) { eachHelperPath(t, pairEndOrder) }
+
+func pairEndOrder(t *testing.T, sl *sandbox.Slot) {
+	bin := testprog.C(t, "testdata/progs/pairend.c")
+	box := boxWith(t, sl, bin)
+	for i := 0; i < 10; i++ {
+		for _, other := range []string{"wait", "spam"} {
+			quitFirst := i%2 == 0 // either side of the pair
+			q, o := sl.Command("./pairend", "quit"), sl.Command("./pairend", other)
+			q.Box, o.Box = box, box
+			var rq, ro *sandbox.Result
+			var err error
+			if quitFirst {
+				rq, ro, err = sandbox.RunPair(q, o)
+			} else {
+				ro, rq, err = sandbox.RunPair(o, q)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rq.First || ro.First || rq.ExitCode != 3 {
+				t.Errorf("run %d, quit vs %s: quit first=%v exit %d, %s first=%v %s signal %d", i, other, rq.First, rq.ExitCode, other, ro.First, ro.Status, ro.Signal)
+			}
+			if other == "spam" && ro.Signal != int(syscall.SIGPIPE) {
+				t.Errorf("run %d: spam ended %s signal %d, want SIGPIPE", i, ro.Status, ro.Signal)
+			}
+		}
+	}
+	assertClean(t, sl)
+}

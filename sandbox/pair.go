@@ -11,6 +11,13 @@ import (
 // its own limits and measurements: an interactive submission and its
 // interactor. Their Stdin and Stdout must be unset. Each side's stderr
 // follows its Cmd.Stderr.
+//
+// Result.First tells which side ended first, and the order is causal, not
+// a comparison of two clocks: docket keeps its own copies of each side's
+// two pipe ends until it has seen that side end (exit status read, kill
+// ordered or helper reaped), as problemtools' interactive.cc keeps the
+// write ends. So the other side can read EOF, or die of SIGPIPE, only
+// after the first end was recorded, and its own end comes later.
 func RunPair(a, b *Cmd) (*Result, *Result, error) {
 	if a.Stdin != nil || a.Stdout != nil || b.Stdin != nil || b.Stdout != nil {
 		return nil, nil, errors.New("sandbox: RunPair wires stdin and stdout itself")
@@ -27,23 +34,18 @@ func RunPair(a, b *Cmd) (*Result, *Result, error) {
 	}
 	a.Stdout, b.Stdin = aToB, bIn
 	b.Stdout, a.Stdin = bToA, aIn
-	errA := a.Start()
-	errB := error(nil)
-	if errA == nil {
-		errB = b.Start()
+	var order endOrder
+	a.onEnd = order.hook(a, aToB, aIn)
+	b.onEnd = order.hook(b, bToA, bIn)
+	if err := a.Start(); err != nil {
+		closeFiles(aToB, bIn, bToA, aIn)
+		return nil, nil, err
 	}
-	// The children hold their ends now; ours would keep a reader from ever
-	// seeing EOF when the other side exits.
-	for _, f := range []*os.File{aToB, bIn, bToA, aIn} {
-		f.Close()
-	}
-	if errA != nil {
-		return nil, nil, errA
-	}
-	if errB != nil {
+	if err := b.Start(); err != nil {
+		closeFiles(bToA, bIn)
 		a.kill(SE, SourceSandbox)
 		a.Wait()
-		return nil, nil, errB
+		return nil, nil, err
 	}
 	var ra, rb *Result
 	var wa, wb error
@@ -52,7 +54,37 @@ func RunPair(a, b *Cmd) (*Result, *Result, error) {
 	go func() { defer wg.Done(); ra, wa = a.Wait() }()
 	go func() { defer wg.Done(); rb, wb = b.Wait() }()
 	wg.Wait()
+	if ra != nil && rb != nil {
+		ra.First, rb.First = order.first == a, order.first == b
+	}
 	return ra, rb, errors.Join(wa, wb)
+}
+
+// endOrder records which side of a pair ended first.
+type endOrder struct {
+	mu    sync.Mutex
+	first *Cmd
+}
+
+// hook is c's end hook: c is first unless the other side was, and
+// docket's copies of c's pipe ends close only now, so that the other side
+// sees c's end (EOF on its stdin, SIGPIPE on its stdout) after it was
+// recorded.
+func (o *endOrder) hook(c *Cmd, own ...*os.File) func() {
+	return func() {
+		o.mu.Lock()
+		if o.first == nil {
+			o.first = c
+		}
+		o.mu.Unlock()
+		closeFiles(own...)
+	}
+}
+
+func closeFiles(files ...*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
 }
 
 // pipe returns (writer, reader).

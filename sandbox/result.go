@@ -49,4 +49,7 @@ type Result struct {
 	// Started and Ended are when the target was released and when it
 	// ended (monotonic): which side of a pair ended first.
 	Started, Ended time.Time
+	// First: of a RunPair, this side ended before the other could see
+	// its end (see RunPair).
+	First bool
 }

@@ -93,9 +93,12 @@ type TestResult struct {
 	Feedback      string       `json:"feedback"`
 	Score         float64      `json:"score"`
 	Steps         []StepResult `json:"steps,omitempty"` // two-step problems: each run
+	// Passes: a multi-pass problem's runs of the submission, in order.
+	Passes []StepResult `json:"passes,omitempty"`
 }
 
-// StepResult is one run of a two-step test.
+// StepResult is one run of a two-step test, or one pass of a multi-pass
+// one.
 type StepResult struct {
 	TimeMs   int64   `json:"time_ms"`
 	WallMs   int64   `json:"wall_ms"`

@@ -34,6 +34,8 @@ func (r *run) test(ctx context.Context, t *problem.Test) TestResult {
 	}
 	defer os.RemoveAll(dir)
 	switch {
+	case r.p.MultiPass:
+		return r.multiPass(t, dir, tr)
 	case r.p.Interactive:
 		return r.interactive(t, dir, tr)
 	case r.p.TwoStep != nil:

@@ -9,6 +9,7 @@ package problem
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -62,15 +63,22 @@ type Limits struct {
 	OutputMB     int
 	ValidationMB int
 	DiskMB       int // docket.disk_mb: a test run's /box and /tmp together
+	// ValidationPasses: a multi-pass problem's most passes per test
+	// (limits.validation_passes, default 2); 0 for other problems.
+	ValidationPasses int
 }
 
 // Problem is a loaded, validated package.
 type Problem struct {
-	ID             string
-	Dir            string
-	Name           string
-	Kind           Kind
-	Interactive    bool
+	ID          string
+	Dir         string
+	Name        string
+	Kind        Kind
+	Interactive bool
+	// MultiPass: the Kattis output validator may write nextpass.in into
+	// its feedback directory, and the submission then runs again on it
+	// (type: multi-pass, validation: custom [interactive] multi-pass).
+	MultiPass      bool
 	TwoStep        *TwoStep
 	ValidatorFlags []string // for the default comparison or a custom validator
 	Checker        *Program // nil: the default comparison
@@ -182,6 +190,7 @@ func (l *loader) load() *Problem {
 		}
 	}
 	l.loadValidators(p, y)
+	l.checkMultiPass(p)
 	l.loadData(p)
 	if len(l.errs) == 0 {
 		d, err := digest(l.dir, l.links)
@@ -203,7 +212,7 @@ func (l *loader) loadValidators(p *Problem, y *yamlProblem) {
 		p.Interactor = l.program(y.Docket.Interactor, "docket.interactor")
 		p.Interactive = true
 	}
-	custom := strings.HasPrefix(y.Validation, "custom") || p.Interactive && p.Interactor == nil
+	custom := strings.HasPrefix(y.Validation, "custom") || p.Interactive && p.Interactor == nil || p.MultiPass
 	var found *Program
 	for _, d := range []string{"output_validators", "output_validator"} {
 		full := filepath.Join(l.dir, d)
@@ -216,7 +225,7 @@ func (l *loader) loadValidators(p *Problem, y *yamlProblem) {
 	}
 	if found == nil {
 		if custom && p.Checker == nil && p.Interactor == nil {
-			l.errorf("problem.yaml asks for a custom validator (validation: %s) but there is no output_validators/ or output_validator/ directory", orDefault(y.Validation, "interactive"))
+			l.errorf("problem.yaml asks for a custom validator (validation: %s) but there is no output_validators/ or output_validator/ directory", orDefault(y.Validation, "the type: interactive or multi-pass"))
 		}
 		return
 	}
@@ -226,6 +235,27 @@ func (l *loader) loadValidators(p *Problem, y *yamlProblem) {
 	}
 	if p.Checker == nil && (custom || found != nil) {
 		p.Checker = found
+	}
+}
+
+// ErrMultiPass is a multi-pass problem docket cannot judge as written: a
+// bad limits.validation_passes, no Kattis-protocol validator (only it
+// can write nextpass.in), or a two-step problem.
+var ErrMultiPass = errors.New("invalid multi-pass problem")
+
+// checkMultiPass requires a multi-pass problem's validator or interactor
+// to speak the Kattis protocol, whose feedback directory carries
+// nextpass.in.
+func (l *loader) checkMultiPass(p *Problem) {
+	if !p.MultiPass {
+		return
+	}
+	prog := p.Checker
+	if p.Interactive {
+		prog = p.Interactor
+	}
+	if prog != nil && prog.Protocol != Kattis {
+		l.fail(fmt.Errorf("problem.yaml: %w: its validator must use the Kattis protocol (it writes nextpass.in into its feedback directory), not testlib", ErrMultiPass))
 	}
 }
 

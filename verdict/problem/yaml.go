@@ -32,6 +32,8 @@ type yamlLimits struct {
 	Memory         int      `yaml:"memory"`
 	Output         int      `yaml:"output"`
 	ValidationMem  int      `yaml:"validation_memory"`
+	// ValidationPasses: a multi-pass problem's most passes (default 2).
+	ValidationPasses *int `yaml:"validation_passes"`
 }
 
 type yamlDocket struct {
@@ -100,10 +102,12 @@ func (l *loader) applyYAML(p *Problem, y *yamlProblem) {
 			p.Kind = Scoring
 		case "interactive":
 			p.Interactive = true
-		case "multi-pass", "submit-answer":
+		case "multi-pass":
+			p.MultiPass = true
+		case "submit-answer":
 			l.errorf("problem.yaml type: %q is not supported by docket yet", t)
 		default:
-			l.errorf("problem.yaml type: unknown type %q (pass-fail, scoring, interactive)", t)
+			l.errorf("problem.yaml type: unknown type %q (pass-fail, scoring, interactive, multi-pass)", t)
 		}
 	}
 	switch v := strings.Fields(y.Validation); {
@@ -115,6 +119,8 @@ func (l *loader) applyYAML(p *Problem, y *yamlProblem) {
 				p.Interactive = true
 			case "score":
 				p.Kind = Scoring
+			case "multi-pass":
+				p.MultiPass = true
 			default:
 				l.errorf("problem.yaml validation: unknown word %q", w)
 			}
@@ -123,6 +129,7 @@ func (l *loader) applyYAML(p *Problem, y *yamlProblem) {
 		l.errorf("problem.yaml validation: %q is not default or custom", y.Validation)
 	}
 	p.ValidatorFlags = strings.Fields(y.ValidatorFlags)
+	l.applyPasses(p, y.Limits.ValidationPasses)
 	if t := y.Limits.TimeLimit; t != nil {
 		if d, err := seconds(*t); err != nil {
 			l.errorf("problem.yaml limits.time_limit: %v", err)
@@ -181,7 +188,29 @@ func (l *loader) applyYAML(p *Problem, y *yamlProblem) {
 		if p.Interactive {
 			l.errorf("problem.yaml: a problem cannot be both interactive and two-step")
 		}
+		if p.MultiPass {
+			l.fail(fmt.Errorf("problem.yaml: %w: a problem cannot be both multi-pass and two-step", ErrMultiPass))
+		}
 		p.TwoStep = t
+	}
+}
+
+// applyPasses sets a multi-pass problem's limits.validation_passes: at
+// least 2 (one pass is not multi-pass), default 2, and at most
+// MaxValidationPasses. Given to another kind of problem it is refused, not
+// ignored: the package says something docket would not do.
+func (l *loader) applyPasses(p *Problem, n *int) {
+	switch {
+	case n == nil:
+		if p.MultiPass {
+			p.Limits.ValidationPasses = DefaultValidationPasses
+		}
+	case !p.MultiPass:
+		l.fail(fmt.Errorf("problem.yaml limits.validation_passes: %w: the problem is not multi-pass", ErrMultiPass))
+	case *n < 2 || *n > MaxValidationPasses:
+		l.fail(fmt.Errorf("problem.yaml limits.validation_passes: %w: %d is not between 2 and %d", ErrMultiPass, *n, MaxValidationPasses))
+	default:
+		p.Limits.ValidationPasses = *n
 	}
 }
 
@@ -191,6 +220,11 @@ func (l *loader) applyYAML(p *Problem, y *yamlProblem) {
 const (
 	MaxTime = time.Hour
 	MaxMB   = 1 << 20 // 1 TiB
+	// A multi-pass problem's passes: the format's default, and a bound
+	// (each pass has the full time limit; a validator that always asks
+	// for another would otherwise hold a worker for hours).
+	DefaultValidationPasses = 2
+	MaxValidationPasses     = 100
 )
 
 // seconds converts a time limit in seconds, refusing what is not a
