@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/docketjudge/docket/verdict/overshoot"
 )
 
 // Kind of problem.
@@ -62,6 +64,9 @@ type Limits struct {
 	OutputMB     int
 	ValidationMB int
 	DiskMB       int // docket.disk_mb: a test run's /box and /tmp together
+	// WallOvershoot is docket.wall_overshoot: a run's wall-clock limit is
+	// its time limit plus this. Zero: the worker's.
+	WallOvershoot overshoot.Overshoot
 }
 
 // Problem is a loaded, validated package.
@@ -120,7 +125,7 @@ type LoadError struct {
 }
 
 // Unwrap lets errors.Is and errors.As see a refused link (ErrLink,
-// *LinkError).
+// *LinkError) or overshoot (overshoot.ErrSyntax).
 func (e *LoadError) Unwrap() []error { return e.causes }
 
 func (e *LoadError) Error() string {
