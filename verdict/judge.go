@@ -332,16 +332,11 @@ func (r *run) judgeTests(ctx context.Context) {
 		res.MaxScore = 1
 		res.Score = 0
 	}
-	res.Verdict = AC
-	for _, t := range res.Tests {
-		if t.Verdict != AC && t.Verdict != SK {
-			res.Verdict = t.Verdict
-			if t.Verdict == SE && res.Error == "" {
-				res.Error = "test " + t.Name + ": " + t.Feedback
-				res.ErrorTest = t.Name
-			}
-			break
-		}
+	v, decided := overallVerdict(r.p.Kind, res.Tests, res.Score)
+	res.Verdict = v
+	if v == SE && res.Error == "" {
+		res.Error = "test " + decided.Name + ": " + decided.Feedback
+		res.ErrorTest = decided.Name
 	}
 	if r.p.Kind == problem.PassFail && res.Verdict == AC {
 		res.Score = 1
