@@ -88,10 +88,11 @@ func (r *run) runProgram(b *built, args []string, inPath, outPath, box string, k
 	return res, err
 }
 
-// submissionStderrCap is how much of a submission's stderr a run keeps
-// (and drops, as it goes to discard: the result has no place for it);
-// the rest is read and dropped without ending the run, so a program
-// flooding stderr only burns its time (TLE), never OLE.
+// submissionStderrCap is how much of a submission's stderr the sandbox
+// passes on, to discard: the result has no field for it (diagnostics that
+// may quote test data). The rest is drained and dropped without ending
+// the run, so a program flooding stderr only burns its time (TLE), never
+// OLE, and docket holds no more than the cap.
 const submissionStderrCap = 64 << 10
 
 func (r *run) runLimits(b *built) sandbox.Limits {
