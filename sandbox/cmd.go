@@ -429,7 +429,7 @@ func (c *Cmd) stdio(childFiles *[]*os.File) (in, out, errf *os.File, err error) 
 			pw.Close()
 		}()
 	}
-	mk := func(w io.Writer, limit int64, src string) (*os.File, *capped, error) {
+	mk := func(w io.Writer, limit int64, src string, truncate bool) (*os.File, *capped, error) {
 		if f, ok := w.(*os.File); ok {
 			f, err := c.hidePath(f, childFiles)
 			return f, nil, err
@@ -439,7 +439,7 @@ func (c *Cmd) stdio(childFiles *[]*os.File) (in, out, errf *os.File, err error) 
 			return nil, nil, e
 		}
 		*childFiles = append(*childFiles, pw)
-		cp := &capped{w: w, limit: limit, onOver: func() { c.kill(OLE, src) }}
+		cp := &capped{w: w, limit: limit, truncate: truncate, onOver: func() { c.kill(OLE, src) }}
 		c.copiers.Add(1)
 		go func() {
 			defer c.copiers.Done()
@@ -448,7 +448,7 @@ func (c *Cmd) stdio(childFiles *[]*os.File) (in, out, errf *os.File, err error) 
 		}()
 		return pw, cp, nil
 	}
-	out, c.stdout, err = mk(c.Stdout, c.lim.Stdout, SourceOutput)
+	out, c.stdout, err = mk(c.Stdout, c.lim.Stdout, SourceOutput, false)
 	if err != nil {
 		return
 	}
@@ -457,7 +457,7 @@ func (c *Cmd) stdio(childFiles *[]*os.File) (in, out, errf *os.File, err error) 
 		// (a data race) and lose the order of the streams.
 		return in, out, out, nil
 	}
-	errf, c.stderr, err = mk(c.Stderr, c.lim.Stderr, SourceStderr)
+	errf, c.stderr, err = mk(c.Stderr, c.lim.Stderr, SourceStderr, c.lim.TruncateStderr)
 	return
 }
 
@@ -470,42 +470,59 @@ func sameWriter(a, b io.Writer) (same bool) {
 
 // capped copies a pipe into a writer (or its own buffer) and calls onOver
 // as soon as more than limit bytes arrive: a cap that holds on pipes, where
-// RLIMIT_FSIZE does not apply.
+// RLIMIT_FSIZE does not apply. With truncate it keeps reading past the
+// cap and drops the rest: the writer never blocks, nothing ends the run,
+// and docket holds no more than limit bytes and one read buffer.
 type capped struct {
-	w      io.Writer
-	buf    bytes.Buffer
-	limit  int64
-	n      int64
-	over   bool
-	onOver func()
+	w        io.Writer
+	buf      bytes.Buffer
+	limit    int64
+	n        int64
+	over     bool
+	truncate bool
+	dropped  int64 // bytes read past the cap (truncate)
+	onOver   func()
 }
 
 func (cp *capped) drain(r io.Reader) {
 	b := make([]byte, 64<<10)
 	for {
 		n, err := r.Read(b)
-		if n > 0 && !cp.over {
-			keep := int64(n)
-			if cp.n+keep > cp.limit {
-				keep = cp.limit - cp.n
-				cp.over = true
-			}
-			if keep > 0 {
-				if cp.w != nil {
-					cp.w.Write(b[:keep])
-				} else {
-					cp.buf.Write(b[:keep])
-				}
-			}
-			cp.n += keep
-			if cp.over {
-				cp.onOver()
-			}
+		if n > 0 && cp.over {
+			cp.dropped += int64(n)
+		} else if n > 0 {
+			cp.take(b[:n])
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// take keeps what fits under the cap; the first byte past it calls onOver,
+// or only counts as dropped when the cap truncates.
+func (cp *capped) take(b []byte) {
+	keep := int64(len(b))
+	if cp.n+keep > cp.limit {
+		keep = cp.limit - cp.n
+		cp.over = true
+	}
+	if keep > 0 {
+		if cp.w != nil {
+			cp.w.Write(b[:keep])
+		} else {
+			cp.buf.Write(b[:keep])
+		}
+	}
+	cp.n += keep
+	if !cp.over {
+		return
+	}
+	if cp.truncate {
+		cp.dropped += int64(len(b)) - keep
+		return
+	}
+	cp.onOver()
 }
 
 // readRecords reads PID 1's framed records until EOF: an exec failure
@@ -659,7 +676,7 @@ func (c *Cmd) Wait() (*Result, error) {
 		res.Stdout = c.stdout.buf.Bytes()
 	}
 	if c.stderr != nil {
-		res.Stderr = c.stderr.buf.Bytes()
+		res.Stderr, res.StderrDropped = c.stderr.buf.Bytes(), c.stderr.dropped
 	}
 	var st cgroup.Stats
 	var stErr error

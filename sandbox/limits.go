@@ -22,6 +22,14 @@ type Limits struct {
 	// Default 64 MiB.
 	Stdout int64
 	Stderr int64 // bytes of stderr kept and allowed; default 1 MiB
+	// TruncateStderr keeps the first Stderr bytes of a piped stderr and
+	// reads and drops the rest instead of ending the run OLE: a program's
+	// diagnostics are never its answer, so a flood only burns its own time
+	// until a time limit ends it (TLE), as DOMjudge's test-fill-stderr
+	// expects. Result.StderrDropped counts what was dropped. An *os.File
+	// stderr is not a pipe: FileSize still bounds it; a stderr shared with
+	// Stdout is capped with it, as stdout.
+	TruncateStderr bool
 	// FileSize is RLIMIT_FSIZE, the largest file the run may write
 	// (SIGXFSZ → OLE "file_size"); default Stdout.
 	FileSize     int64

@@ -44,6 +44,9 @@ type Result struct {
 	// Stdout and Stderr hold the output when Cmd.Stdout / Cmd.Stderr were nil.
 	Stdout []byte
 	Stderr []byte
+	// StderrDropped is how many bytes of stderr were read past the cap
+	// and dropped (Limits.TruncateStderr).
+	StderrDropped int64
 	// Error explains an SE: which setup stage failed and how.
 	Error string
 	// Started and Ended are when the target was released and when it

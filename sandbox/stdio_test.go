@@ -3,8 +3,10 @@ package sandbox_test
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/docketjudge/docket/sandbox"
 )
@@ -69,4 +71,58 @@ func firstDiff(a, b string) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// A truncated stderr keeps its first Limits.Stderr bytes and drops the
+// rest without ending the run: a program that writes 8 MiB to stderr and
+// exits 0 is OK, with exactly the cap kept and the rest counted.
+func TestTruncatedStderrKeepsTheCap(t *testing.T) {
+	sl := testSlot(t)
+	const total, keep = 8 << 20, 64 << 10
+	cmd := sl.Command("/bin/sh", "-c", fmt.Sprintf("head -c %d /dev/zero >&2; echo done", total))
+	cmd.Limits = sandbox.Limits{Processes: 4, Stderr: keep, TruncateStderr: true}
+	res := run(t, cmd)
+	if res.Status != sandbox.OK || string(res.Stdout) != "done\n" {
+		t.Fatalf("status %s (%s), stdout %q; want OK and done", res.Status, res.Source, res.Stdout)
+	}
+	if len(res.Stderr) != keep || res.StderrDropped != total-keep {
+		t.Errorf("kept %d bytes and dropped %d, want %d and %d", len(res.Stderr), res.StderrDropped, keep, total-keep)
+	}
+}
+
+// A program flooding stderr without end under a truncated stderr runs
+// into its time limit: TLE, not OLE (DOMjudge's test-fill-stderr). It
+// writes far more than a GiB could take in the wall time allowed, and
+// docket's heap holds only the cap: the flood is drained, not buffered.
+func TestStderrFloodIsTLE(t *testing.T) {
+	sl := testSlot(t)
+	cmd := sl.Command("/bin/sh", "-c", "exec cat /dev/zero >&2")
+	cmd.Limits = sandbox.Limits{CPUTime: 500 * time.Millisecond, WallTime: 3 * time.Second, Stderr: 64 << 10, TruncateStderr: true}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res := run(t, cmd)
+	runtime.ReadMemStats(&after)
+	if res.Status != sandbox.TLE {
+		t.Fatalf("status %s (%s), want TLE", res.Status, res.Source)
+	}
+	if len(res.Stderr) != 64<<10 || res.StderrDropped < 16<<20 {
+		t.Errorf("kept %d bytes and dropped %d: want the 64 KiB cap kept and a flood drained", len(res.Stderr), res.StderrDropped)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 8<<20 {
+		t.Errorf("docket allocated %d MiB while %d MiB of stderr went by: the flood is buffered", grew>>20, res.StderrDropped>>20)
+	}
+	t.Logf("%s (%s) after %v CPU, %v wall; stderr: %d bytes kept, %d MiB dropped", res.Status, res.Source, res.CPUTime, res.WallTime, len(res.Stderr), res.StderrDropped>>20)
+}
+
+// Without TruncateStderr a stderr past its cap ends the run OLE (stderr),
+// as before: the truncation is opt-in.
+func TestStderrCapWithoutTruncateIsOLE(t *testing.T) {
+	sl := testSlot(t)
+	cmd := sl.Command("/bin/sh", "-c", "exec cat /dev/zero >&2")
+	cmd.Stderr = &bytes.Buffer{}
+	cmd.Limits = sandbox.Limits{CPUTime: 2 * time.Second, Stderr: 64 << 10}
+	res := run(t, cmd)
+	if res.Status != sandbox.OLE || res.Source != sandbox.SourceStderr {
+		t.Errorf("status %s (%s), want OLE (%s)", res.Status, res.Source, sandbox.SourceStderr)
+	}
 }

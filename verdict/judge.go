@@ -13,6 +13,7 @@ import (
 	"github.com/docketjudge/docket/internal/safedir"
 	"github.com/docketjudge/docket/langs"
 	"github.com/docketjudge/docket/sandbox"
+	"github.com/docketjudge/docket/verdict/overshoot"
 	"github.com/docketjudge/docket/verdict/problem"
 )
 
@@ -37,6 +38,10 @@ type Judge struct {
 	// CacheDir holds checkers and interactors compiled once per package
 	// digest; default DefaultCacheDir().
 	CacheDir string
+	// WallOvershoot is how long past its time limit a run may take in wall
+	// time, where the package's docket.wall_overshoot does not say; zero:
+	// overshoot.Default (1s|10%).
+	WallOvershoot overshoot.Overshoot
 }
 
 // The work and cache directories hold what docket runs: never under a
@@ -221,6 +226,9 @@ type run struct {
 	stopped     bool          // pass-fail: a test failed, the rest are skipped
 	sandboxTime time.Duration // wall time inside Cmd.Run / RunPair
 	runs        int
+
+	// wall is a test run's wall-clock limit: tl plus its overshoot.
+	wall time.Duration
 	// testFn judges one test: r.test, or a stand-in in the scoring tests.
 	testFn func(context.Context, *problem.Test) TestResult
 }
@@ -239,13 +247,16 @@ func (r *run) limits() {
 		mult = 1
 	}
 	r.tl = time.Duration(float64(base) * mult)
+	over := r.p.Limits.WallOvershoot.Or(r.j.WallOvershoot).Or(overshoot.Default)
+	r.wall = over.Wall(r.tl)
 	r.memMB = firstPositive(r.opt.MemoryMB, r.p.Limits.MemoryMB, DefaultMemoryMB)
 	r.outMB = firstPositive(r.opt.OutputMB, r.p.Limits.OutputMB, DefaultOutputMB)
 	// The package knows what its tests need; at least the output limit,
 	// so that a file as large as the allowed output can be written.
 	r.diskMB = max(firstPositive(r.p.Limits.DiskMB, r.lang.DiskMB, DefaultDiskMB), r.outMB)
 	*lu = LimitsUsed{TimeMs: r.tl.Milliseconds(), BaseTimeMs: base.Milliseconds(), TimeSource: src,
-		TimeMultiplier: mult, MemoryMB: r.memMB, OutputMB: r.outMB, DiskMB: r.diskMB}
+		TimeMultiplier: mult, WallMs: r.wall.Milliseconds(), WallOvershoot: over.String(),
+		MemoryMB: r.memMB, OutputMB: r.outMB, DiskMB: r.diskMB}
 }
 
 func firstPositive(v ...int) int {
@@ -321,16 +332,11 @@ func (r *run) judgeTests(ctx context.Context) {
 		res.MaxScore = 1
 		res.Score = 0
 	}
-	res.Verdict = AC
-	for _, t := range res.Tests {
-		if t.Verdict != AC && t.Verdict != SK {
-			res.Verdict = t.Verdict
-			if t.Verdict == SE && res.Error == "" {
-				res.Error = "test " + t.Name + ": " + t.Feedback
-				res.ErrorTest = t.Name
-			}
-			break
-		}
+	v, decided := overallVerdict(r.p.Kind, res.Tests, res.Score)
+	res.Verdict = v
+	if v == SE && res.Error == "" {
+		res.Error = "test " + decided.Name + ": " + decided.Feedback
+		res.ErrorTest = decided.Name
 	}
 	if r.p.Kind == problem.PassFail && res.Verdict == AC {
 		res.Score = 1

@@ -124,6 +124,11 @@ type LimitsUsed struct {
 	MemoryMB       int     `json:"memory_mb"`
 	OutputMB       int     `json:"output_mb"`
 	DiskMB         int     `json:"disk_mb"` // a test run's /box and /tmp together
+
+	// WallMs is a test run's wall-clock limit: TimeMs plus the overshoot
+	// WallOvershoot ("1s|10%": the larger of 1 s and 10% of TimeMs).
+	WallMs        int64  `json:"wall_ms"`
+	WallOvershoot string `json:"wall_overshoot"`
 }
 
 // worse orders verdicts for "the worst error".

@@ -58,9 +58,11 @@ func TestScoringGroups(t *testing.T) {
 	if all.Verdict != AC || all.Score != 100 || all.MaxScore != 100 {
 		t.Errorf("all accepted: %s %g/%g", all.Verdict, all.Score, all.MaxScore)
 	}
+	// Partially accepted: AC overall with the points earned; the failed
+	// group and test keep their WA (overallVerdict).
 	partial := judgeWith(p, Options{}, map[string]TestResult{"secret/g2/b": {Verdict: WA}})
-	if partial.Verdict != WA || partial.Score != 30 || partial.MaxScore != 100 {
-		t.Errorf("g2 failed: %s %g/%g", partial.Verdict, partial.Score, partial.MaxScore)
+	if partial.Verdict != AC || partial.Score != 30 || partial.MaxScore != 100 {
+		t.Errorf("g2 failed: %s %g/%g, want AC 30/100", partial.Verdict, partial.Score, partial.MaxScore)
 	}
 	// on_reject: break skips the rest of the failed group only.
 	var skipped, judgedAfter int
@@ -77,7 +79,7 @@ func TestScoringGroups(t *testing.T) {
 	for _, g := range partial.Groups {
 		groups[g.Name] = g
 	}
-	if groups["secret/g1"].Score != 30 || groups["secret/g2"].Score != 0 || groups["secret/g2"].MaxScore != 70 {
+	if groups["secret/g1"].Score != 30 || groups["secret/g2"].Score != 0 || groups["secret/g2"].MaxScore != 70 || groups["secret/g2"].Verdict != WA {
 		t.Errorf("group scores: %+v", partial.Groups)
 	}
 	// A failed sample costs no points in a scoring problem.

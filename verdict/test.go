@@ -90,12 +90,19 @@ func (r *run) runProgram(b *built, args []string, inPath, outPath, box string, k
 	return res, err
 }
 
+// submissionStderrCap is how much of a submission's stderr the sandbox
+// passes on, to discard: the result has no field for it (diagnostics that
+// may quote test data). The rest is drained and dropped without ending
+// the run, so a program flooding stderr only burns its time (TLE), never
+// OLE, and docket holds no more than the cap.
+const submissionStderrCap = 64 << 10
+
 func (r *run) runLimits(b *built) sandbox.Limits {
 	out := int64(r.outMB) << 20
 	l := sandbox.Limits{
-		CPUTime: r.tl, WallTime: 2*r.tl + time.Second, Memory: int64(r.memMB) << 20,
+		CPUTime: r.tl, WallTime: r.wall, Memory: int64(r.memMB) << 20,
 		Processes: b.lang.Processes, Threads: b.lang.Threads,
-		Stdout: out, Stderr: out, FileSize: out, Disk: int64(r.diskMB) << 20,
+		Stdout: out, Stderr: submissionStderrCap, TruncateStderr: true, FileSize: out, Disk: int64(r.diskMB) << 20,
 	}
 	if b.lang.AddressSpaceLimit {
 		l.AddressSpace = l.Memory

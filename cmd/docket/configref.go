@@ -48,8 +48,9 @@ var envGroups = []envGroup{
 		spec:     &langsEnv{},
 		commands: []string{"langs", "run", "problem check", "worker", "serve"},
 		usedBy: map[string][]string{
-			"DOCKET_CACHE_DIR": {"run", "problem check", "worker", "serve"},
-			"DOCKET_WORK_DIR":  {"run", "problem check", "worker", "serve"},
+			"DOCKET_CACHE_DIR":      {"run", "problem check", "worker", "serve"},
+			"DOCKET_WORK_DIR":       {"run", "problem check", "worker", "serve"},
+			"DOCKET_WALL_OVERSHOOT": {"run", "problem check", "worker", "serve"},
 		},
 	},
 	{
@@ -222,6 +223,8 @@ func typeName(t string) string {
 		return "duration"
 	case "Comma-separated list of String":
 		return "list of strings"
+	case "Overshoot":
+		return "overshoot" // verdict/overshoot: Ns, N% or two joined by + | &
 	}
 	return t
 }
@@ -230,7 +233,7 @@ func defaultText(v envVar) string {
 	if v.def == "" {
 		return "—"
 	}
-	d := "`" + v.def + "`"
+	d := "`" + mdCell(v.def) + "`" // a | inside a code span still ends a table cell
 	if n, err := strconv.ParseInt(v.def, 10, 64); err == nil && strings.HasSuffix(v.key, "_BYTES") && n >= 1<<10 {
 		d += " (" + humanBytes(n) + ")"
 	}

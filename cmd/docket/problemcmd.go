@@ -33,7 +33,7 @@ var expected = map[string]verdict.Verdict{
 	"output_limit_exceeded": verdict.OLE,
 	"compile_error":         verdict.CE,
 	"presentation_error":    verdict.PE,
-	"partially_accepted":    "", // a score strictly between 0 and the maximum
+	"partially_accepted":    verdict.AC, // with a score strictly between 0 and the maximum
 }
 
 func runProblem(args []string) int {
@@ -112,13 +112,7 @@ func runProblemCheck(args []string) int {
 			opt.Observer = &liveDisplay{out: os.Stdout}
 		}
 		res := j.Judge(judgeCtx(), p, sub, opt)
-		ok := res.Verdict == want
-		if s.expect == "partially_accepted" {
-			ok = res.Score > 0 && res.Score < res.MaxScore
-		}
-		if s.expect == "accepted" && p.Kind == problem.Scoring {
-			ok = ok && res.Score == res.MaxScore
-		}
+		ok := meetsExpectation(res, p.Kind, s.expect, want)
 		mark := "ok  "
 		if !ok {
 			mark = "FAIL"

@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/docketjudge/docket/verdict/overshoot"
 )
 
 // Kind of problem.
@@ -66,6 +68,9 @@ type Limits struct {
 	// ValidationPasses: a multi-pass problem's most passes per test
 	// (limits.validation_passes, default 2); 0 for other problems.
 	ValidationPasses int
+	// WallOvershoot is docket.wall_overshoot: a run's wall-clock limit is
+	// its time limit plus this. Zero: the worker's.
+	WallOvershoot overshoot.Overshoot
 }
 
 // Problem is a loaded, validated package.
@@ -128,7 +133,7 @@ type LoadError struct {
 }
 
 // Unwrap lets errors.Is and errors.As see a refused link (ErrLink,
-// *LinkError).
+// *LinkError) or overshoot (overshoot.ErrSyntax).
 func (e *LoadError) Unwrap() []error { return e.causes }
 
 func (e *LoadError) Error() string {

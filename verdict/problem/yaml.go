@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docketjudge/docket/verdict/overshoot"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -43,6 +44,9 @@ type yamlDocket struct {
 	TimeLimit  *float64     `yaml:"time_limit"`
 	DiskMB     int          `yaml:"disk_mb"`
 	Feedback   string       `yaml:"feedback"` // samples | all | none
+	// WallOvershoot: how long past the time limit a run may take in wall
+	// time (overshoot syntax, "1s|10%").
+	WallOvershoot string `yaml:"wall_overshoot"`
 }
 
 type yamlProgram struct {
@@ -157,6 +161,13 @@ func (l *loader) applyYAML(p *Problem, y *yamlProblem) {
 		l.errorf("problem.yaml docket.disk_mb: %d is not between 1 and %d MiB", y.Docket.DiskMB, MaxMB)
 	}
 	p.Limits.DiskMB = y.Docket.DiskMB
+	if s := y.Docket.WallOvershoot; s != "" {
+		if o, err := overshoot.Parse(s); err != nil {
+			l.fail(fmt.Errorf("problem.yaml docket.wall_overshoot: %w", err))
+		} else {
+			p.Limits.WallOvershoot = o
+		}
+	}
 	if f, err := ParseFeedbackPolicy(y.Docket.Feedback); err != nil {
 		l.errorf("problem.yaml docket.feedback: %v", err)
 	} else {
