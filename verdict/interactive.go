@@ -82,6 +82,7 @@ func (r *run) interactive(t *problem.Test, dir string, tr TestResult) TestResult
 	if err != nil {
 		return seTest(tr, fmt.Errorf("interactive run: %w", err))
 	}
+	rs = heapExhausted(r.prog.lang, rs)
 	tr = fromSandbox(tr, rs)
 	side := interactorSide{status: ri.Status, wall: ri.Ended.Sub(rs.Started), detail: fmt.Sprintf("%s (%s) %s", ri.Status, ri.Source, ri.Error)}
 	if ri.Status == sandbox.OK || ri.Status == sandbox.RE {

@@ -85,7 +85,7 @@ func (r *run) runProgram(b *built, args []string, inPath, outPath, box string, k
 	cmd.Limits = r.runLimits(b)
 	var res *sandbox.Result
 	r.timed(func() { res, err = cmd.Run() })
-	return res, err
+	return heapExhausted(b.lang, res), err
 }
 
 func (r *run) runLimits(b *built) sandbox.Limits {
