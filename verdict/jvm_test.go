@@ -192,3 +192,50 @@ func TestEntryPoint(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) { c.check(t, j, p) })
 	}
 }
+
+// checkJava is a Kattis output validator in Java, in a package: exit 42
+// when the team's number is the answer's, else 43.
+const checkJava = `package judge;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Scanner;
+
+public class Check {
+    public static void main(String[] args) throws Exception {
+        long want = Long.parseLong(Files.readString(Path.of(args[1])).trim());
+        Scanner team = new Scanner(System.in);
+        System.exit(team.hasNextLong() && team.nextLong() == want ? 42 : 43);
+    }
+}
+`
+
+// A problem's own program in Java gets its main class the same way,
+// when compiled and when found again in the cache (the second and third
+// judgings): an accepted and a wrong submission are told apart by it.
+func TestJavaValidatorCached(t *testing.T) {
+	j := testJudge(t)
+	dir := filepath.Join(t.TempDir(), "p")
+	for n, b := range map[string]string{
+		"problem.yaml": "name: a+b\nvalidation: custom\n", "data/secret/1.in": "2 3\n", "data/secret/1.ans": "5\n",
+		"output_validators/check/Check.java": checkJava,
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, n)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := problem.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range []struct {
+		src  string
+		want Verdict
+	}{{plainPython, AC}, {minusPython, WA}, {plainPython, AC}} {
+		res := j.Judge(context.Background(), p, toSubmission("python3", map[string]string{"main.py": c.src}), Options{TimeLimit: 5 * time.Second})
+		if res.Verdict != c.want || len(res.Tests) != 1 || res.Tests[0].VerdictSource != SourceChecker {
+			t.Errorf("judging %d: %s, want %s by the checker: %s %+v", i+1, res.Verdict, c.want, res.Error, res.Tests)
+		}
+	}
+}
