@@ -292,6 +292,10 @@ func (r *run) judge(ctx context.Context, sub Submission) {
 			res.fail(CE, "a two-program submission needs files named first.* and second.*")
 			return
 		}
+		if r.entry != "" {
+			res.fail(CE, "an entry point names one program's start; a two-program submission has two, each found by its language's rules: leave it unset")
+			return
+		}
 		r.prog, cr, err = r.buildSubmission(first, "build1")
 		if err == nil && cr.OK {
 			var cr2 CompileResult

@@ -239,3 +239,31 @@ func TestJavaValidatorCached(t *testing.T) {
 		}
 	}
 }
+
+// A two-program submission takes no entry point: CE, saying so, before
+// anything is compiled; without one it is judged as ever.
+func TestEntryPointTwoPrograms(t *testing.T) {
+	j := testJudge(t)
+	p, err := problem.Load("../problems/twostep-programs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, n := range []string{"first.py", "second.py"} {
+		b, err := os.ReadFile(filepath.Join("../problems/twostep-programs/submissions/accepted/python", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[n] = string(b)
+	}
+	sub := toSubmission("python3", files)
+	sub.EntryPoint = "first.py"
+	res := j.Judge(context.Background(), p, sub, Options{})
+	if res.Verdict != CE || !strings.Contains(res.Compile.Log, "a two-program submission has two") || len(res.Tests) != 0 {
+		t.Errorf("with an entry point: %s, log %q, %d tests; want CE before judging", res.Verdict, res.Compile.Log, len(res.Tests))
+	}
+	sub.EntryPoint = ""
+	if res := j.Judge(context.Background(), p, sub, Options{}); res.Verdict != AC {
+		t.Errorf("without: %s %s", res.Verdict, res.Error)
+	}
+}
