@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // docket run --entry chooses the main source file among a submission's
@@ -47,5 +48,36 @@ func TestRunEntry(t *testing.T) {
 				t.Errorf("%s, want %s with %q in the output:\n%s", res.Verdict, c.verdict, c.log, out)
 			}
 		})
+	}
+}
+
+// A job's entry_point reaches the judge through the queue: docket submit
+// --entry b.py is accepted where the same files without it are WA, and a
+// job whose entry point could be read as an option gets a final CE
+// (refused when decoded, not redelivered).
+func TestWorkerEntryPoint(t *testing.T) {
+	f := newQueueFixture(t, "10s")
+	f.startWorker("w1")
+	submit := func(id string, entry ...string) {
+		args := append([]string{"submit", "--problem", "aplusb", "--lang", "python3", "--id", id}, entry...)
+		cmd := exec.Command(f.bin, append(args, "testdata/entry/py")...)
+		cmd.Env = f.env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("docket submit: %v\n%s", err, out)
+		}
+	}
+	submit("entry-b", "--entry", "b.py")
+	submit("entry-none")
+	b, _ := json.Marshal(map[string]any{"v": 1, "submission_id": "entry-bad", "problem": "aplusb", "language": "python3",
+		"files": map[string]string{"a.py": "print(1)"}, "entry_point": "-c"})
+	f.submitRaw("default", "entry-bad", b)
+	for id, want := range map[string]string{"entry-b": "AC", "entry-none": "WA", "entry-bad": "CE"} {
+		r := f.result(id, 60*time.Second)
+		if r["verdict"] != want {
+			t.Errorf("%s: verdict %v, want %s (%v)", id, r["verdict"], want, r["error"])
+		}
+	}
+	if r := f.result("entry-bad", time.Second); !strings.Contains(r["error"].(string), "invalid entry point") {
+		t.Errorf("entry-bad: error %q does not say why", r["error"])
 	}
 }
