@@ -54,9 +54,8 @@ func binds(l *langs.Language) []mount.Bind {
 
 // buildSubmission writes the files into a box, compiles them there, and
 // returns the program. A compiler failure is a CompileResult with OK
-// false (CE); err is for docket's own failures (SE).
-// The submission's entry point, when it names one, chooses the main
-// source or class.
+// false (CE); err is for docket's own failures (SE). The submission's
+// entry point, when it names one, chooses the main source or class.
 func (r *run) buildSubmission(files map[string][]byte, name string) (b *built, cr CompileResult, err error) {
 	ent, msg := submissionEntry(r.lang, files, r.entry)
 	if msg != "" {

@@ -84,9 +84,12 @@ func findMainClass(b *built, class string, submitted map[string][]byte) (note st
 func javaFileNames(s *sourceSet, main string) string {
 	cloned := false
 	for _, n := range append([]string(nil), s.sources...) {
+		if !strings.EqualFold(filepath.Ext(n), ".java") {
+			continue
+		}
 		class := langs.JavaPublicClass(s.files[n])
 		want := class + ".java"
-		if !strings.EqualFold(filepath.Ext(n), ".java") || class == "" || n == want {
+		if class == "" || n == want {
 			continue
 		}
 		if _, taken := s.files[want]; taken {
