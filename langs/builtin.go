@@ -39,16 +39,18 @@ func builtin() []*Language {
 		{
 			ID: "java", Name: "Java 17 (OpenJDK)", Extensions: []string{".java"}, Source: "Main.java",
 			Compile: []string{"javac", "-encoding", "UTF-8", "-J-Xss64m", "-J-XX:+UseSerialGC", "-J-Xms32m", "-d", ".", "{files}"},
-			Run:     []string{"java", "-Xss64m", "-XX:+UseSerialGC", "-Xmx{memory_mb}m", "-DONLINE_JUDGE=true", "-cp", ".", "{class}"},
+			Run:     []string{"java", "-Xss64m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-Xmx{memory_mb}m", "-DONLINE_JUDGE=true", "-cp", ".", "{class}"},
 			Binds:   []string{"/etc/java-17-openjdk"}, Threads: 256, TimeMultiplier: 2,
 			CompileTime: Duration(60 * time.Second), Version: []string{"javac", "-version"},
+			FindMainClass: true, OOMExitCode: jvmOOMExit,
 		},
 		{
 			ID: "kotlin", Name: "Kotlin (JVM)", Extensions: []string{".kt"}, Source: "main.kt",
-			Compile: []string{"kotlinc", "-J-Xss64m", "-include-runtime", "-d", "main.jar", "{files}"},
-			Run:     []string{"java", "-Xss64m", "-XX:+UseSerialGC", "-Xmx{memory_mb}m", "-DONLINE_JUDGE=true", "-jar", "main.jar"},
+			Compile: []string{"kotlinc", "-J-Xss64m", "-d", ".", "{files}"},
+			Run:     []string{"java", "-Xss64m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-Xmx{memory_mb}m", "-DONLINE_JUDGE=true", "-cp", ".:" + kotlinStdlib, "{class}"},
 			Binds:   []string{"/etc/java-17-openjdk"}, Threads: 256, TimeMultiplier: 2,
 			CompileTime: Duration(120 * time.Second), CompileMemoryMB: 2048, Version: []string{"kotlinc", "-version"},
+			FindMainClass: true, OOMExitCode: jvmOOMExit,
 		},
 		{
 			ID: "go", Name: "Go", Extensions: []string{".go"}, Source: "main.go",

@@ -18,7 +18,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -32,7 +31,8 @@ import (
 //	{main}      the main source file name (in the box)
 //	{files}     every source file name (expands to several arguments)
 //	{exe}       the compiled program's file name ("main")
-//	{class}     Java's main class, from the source
+//	{class}     the main class (find_main_class): found among the compiled
+//	            classes, or the entry point (jvm.go)
 //	{memory_mb} the run's memory limit in MiB (for -Xmx)
 type Language struct {
 	ID         string   `yaml:"id" json:"id"`
@@ -40,7 +40,8 @@ type Language struct {
 	Aliases    []string `yaml:"aliases,omitempty" json:"aliases,omitempty"`
 	Extensions []string `yaml:"extensions" json:"extensions"` // ".cpp"; used by docket run to infer the language
 	// Source is the main source file name the box gets when the submission
-	// names none that fits ("main.cpp"). Java renames it to <Class>.java.
+	// names none that fits ("main.cpp"). A .java source is renamed to its
+	// public class, <Class>.java, as javac requires.
 	Source  string   `yaml:"source" json:"source"`
 	Compile []string `yaml:"compile,omitempty" json:"compile,omitempty"` // empty: interpreted
 	Run     []string `yaml:"run" json:"run"`
@@ -66,6 +67,15 @@ type Language struct {
 	// defaults 64 (or the problem's docket.disk_mb) and 512.
 	DiskMB        int `yaml:"disk_mb,omitempty" json:"disk_mb,omitempty"`
 	CompileDiskMB int `yaml:"compile_disk_mb,omitempty" json:"compile_disk_mb,omitempty"`
+	// FindMainClass: after compiling, {class} is the class with public
+	// static void main(String[]) among the compiled .class files (JVM
+	// languages), and an entry point names a class, not a file.
+	FindMainClass bool `yaml:"find_main_class,omitempty" json:"find_main_class,omitempty"`
+	// OOMExitCode, when not 0, is the exit code by which the runtime
+	// says the program exhausted its own heap limit (the JVM's -Xmx with
+	// -XX:+ExitOnOutOfMemoryError exits 3): MLE, verdict_source
+	// memory_heap, rather than RE.
+	OOMExitCode int `yaml:"oom_exit_code,omitempty" json:"oom_exit_code,omitempty"`
 	// Version is a host command printing the toolchain's version; its first
 	// line is reported.
 	Version []string `yaml:"version,omitempty" json:"version,omitempty"`
@@ -185,10 +195,22 @@ func (l *Language) validate() error {
 	if l.TimeMultiplier < 0 {
 		return fmt.Errorf("language %s: negative time_multiplier", l.ID)
 	}
+	if !l.FindMainClass && usesClass(l.Run) {
+		return fmt.Errorf("language %s: run uses {class} but find_main_class is off", l.ID)
+	}
 	if l.TimeMultiplier == 0 {
 		l.TimeMultiplier = 1 // unset: the problem's limit as is
 	}
 	return nil
+}
+
+func usesClass(argv []string) bool {
+	for _, a := range argv {
+		if strings.Contains(a, "{class}") {
+			return true
+		}
+	}
+	return false
 }
 
 // Lookup finds a language by id or alias.
@@ -378,24 +400,3 @@ func Expand(tmpl []string, vars map[string]string, files []string) []string {
 // FileArg is the command-line argument naming the file n of the working
 // directory: ./n.
 func FileArg(n string) string { return "./" + n }
-
-var (
-	javaPublicClass = regexp.MustCompile(`(?m)^\s*public\s+(?:final\s+|abstract\s+)*class\s+([A-Za-z_$][A-Za-z0-9_$]*)`)
-	javaAnyClass    = regexp.MustCompile(`(?m)\bclass\s+([A-Za-z_$][A-Za-z0-9_$]*)`)
-	javaMain        = regexp.MustCompile(`static\s+(?:public\s+)?void\s+main\s*\(`)
-)
-
-// JavaMainClass finds the class to run, the way DOMjudge and Kattis do:
-// the public class if there is one (javac requires the file be named
-// after it), else the first class of a source that has a main method.
-func JavaMainClass(src []byte) (string, error) {
-	if m := javaPublicClass.FindSubmatch(src); m != nil {
-		return string(m[1]), nil
-	}
-	if javaMain.Match(src) {
-		if m := javaAnyClass.FindSubmatch(src); m != nil {
-			return string(m[1]), nil
-		}
-	}
-	return "", errors.New("no public class and no class with a main method")
-}

@@ -75,22 +75,6 @@ func TestOverrideFile(t *testing.T) {
 	}
 }
 
-func TestJavaMainClass(t *testing.T) {
-	for src, want := range map[string]string{
-		"import java.util.*;\npublic class Solution {\n public static void main(String[] a){}\n}": "Solution",
-		"class Helper {}\nclass A { public static void main(String[] a){} }":                      "Helper",
-		"final class X {}\npublic final class Main { static public void main(String[] a){} }":     "Main",
-	} {
-		got, err := JavaMainClass([]byte(src))
-		if err != nil || got != want {
-			t.Errorf("%q: %q %v, want %q", src, got, err, want)
-		}
-	}
-	if _, err := JavaMainClass([]byte("class A {}")); err == nil {
-		t.Error("no main accepted")
-	}
-}
-
 func TestExpand(t *testing.T) {
 	got := Expand([]string{"g++", "-o", "{exe}", "{files}", "-Xmx{memory_mb}m", "{main}"}, map[string]string{"exe": "main", "memory_mb": "256", "main": "a.cpp"}, []string{"a.cpp", "b.cpp"})
 	if strings.Join(got, " ") != "g++ -o main ./a.cpp ./b.cpp -Xmx256m ./a.cpp" {

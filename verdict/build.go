@@ -54,19 +54,24 @@ func binds(l *langs.Language) []mount.Bind {
 
 // buildSubmission writes the files into a box, compiles them there, and
 // returns the program. A compiler failure is a CompileResult with OK
-// false (CE); err is for docket's own failures (SE).
+// false (CE); err is for docket's own failures (SE). The submission's
+// entry point, when it names one, chooses the main source or class.
 func (r *run) buildSubmission(files map[string][]byte, name string) (b *built, cr CompileResult, err error) {
-	r.timed(func() { b, cr, err = build(r.j.Slot, r.lang, files, filepath.Join(r.ws, name), false) })
+	ent, msg := submissionEntry(r.lang, files, r.entry)
+	if msg != "" {
+		return nil, CompileResult{Log: msg}, nil
+	}
+	r.timed(func() { b, cr, err = buildMain(r.j.Slot, r.lang, files, ent, filepath.Join(r.ws, name), false) })
 	return
 }
 
 func build(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, dir string, trusted bool) (*built, CompileResult, error) {
-	return buildMain(slot, lang, files, "", dir, trusted)
+	return buildMain(slot, lang, files, entryPoint{}, dir, trusted)
 }
 
-// buildMain is build with the main source named (main, "" for the first
-// source in order): a problem's program names its own.
-func buildMain(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, main, dir string, trusted bool) (*built, CompileResult, error) {
+// buildMain is build with the entry point named (empty parts: found by
+// the language's rules): a problem's program names its main source.
+func buildMain(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, ent entryPoint, dir string, trusted bool) (*built, CompileResult, error) {
 	var cr CompileResult
 	uid := slot.UID
 	if trusted {
@@ -75,7 +80,7 @@ func buildMain(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte
 	if err := mkBox(dir, uid); err != nil {
 		return nil, cr, err
 	}
-	src, msg := arrange(lang, files, main)
+	src, msg := arrange(lang, files, ent.file)
 	if src == nil {
 		cr.Log = msg
 		return nil, cr, nil
@@ -91,14 +96,18 @@ func buildMain(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte
 		cr.OK = true
 		return b, cr, lockDown(dir)
 	}
-	return compile(slot, b, trusted)
+	b, cr, err := compile(slot, b, trusted)
+	if err != nil || !cr.OK || !lang.FindMainClass {
+		return b, cr, err
+	}
+	return withMainClass(b, cr, ent.class, files)
 }
 
 // sourceSet is a program's files as the box gets them.
 type sourceSet struct {
 	files   map[string][]byte // every file, written into the box
 	sources []string          // the language's sources, sorted: {files}
-	vars    map[string]string // {exe}, {main}, {class}
+	vars    map[string]string // {exe}, {main}; {class} after compiling
 }
 
 // arrange picks the sources and the main file. Only the files with one
@@ -106,8 +115,9 @@ type sourceSet struct {
 // rest (headers, data) stay in the box for the program to read, as in
 // DOMjudge and Kattis: a file that is not a source never reaches the
 // command line. The main source is prefer when it is one (a problem's
-// program names its own), else the first, sorted; Java's is renamed to
-// its public class. A nil set comes with the reason (a CE log).
+// program names its own, or the submission's entry point), else the
+// first, sorted; .java sources are renamed to their public class. A nil
+// set comes with the reason (a CE log).
 func arrange(lang *langs.Language, files map[string][]byte, prefer string) (*sourceSet, string) {
 	s := &sourceSet{files: files, vars: map[string]string{"exe": "main"}}
 	var names []string
@@ -126,21 +136,7 @@ func arrange(lang *langs.Language, files map[string][]byte, prefer string) (*sou
 	if _, ok := files[prefer]; ok && hasExt(prefer, lang.Extensions) {
 		main = prefer
 	}
-	if lang.ID == "java" {
-		class, err := langs.JavaMainClass(files[main])
-		if err != nil {
-			return nil, main + ": " + err.Error()
-		}
-		s.vars["class"] = class
-		if want := class + ".java"; main != want {
-			s.files = cloneFiles(files)
-			s.files[want] = s.files[main]
-			delete(s.files, main)
-			s.sources = replace(s.sources, main, want)
-			main = want
-		}
-	}
-	s.vars["main"] = main
+	s.vars["main"] = javaFileNames(s, main)
 	return s, ""
 }
 
@@ -322,9 +318,22 @@ func (r *run) buildTrusted(prog *problem.Program, kind string) (*built, error) {
 		return nil, fmt.Errorf("%s: cache directory: %w", kind, err)
 	}
 	if cachedProgram(cache, dir) {
-		return &built{lang: lang, dir: dir, vars: src.vars, files: src.sources}, nil
+		return cachedBuilt(lang, src, files, dir, kind)
 	}
 	return buildIntoCache(r.j.Slot, lang, files, prog.Sources[0], dir, kind)
+}
+
+// cachedBuilt is a program found in the cache: its main class, if the
+// language has one, found again from its classes.
+func cachedBuilt(lang *langs.Language, src *sourceSet, files map[string][]byte, dir, kind string) (*built, error) {
+	b := &built{lang: lang, dir: dir, vars: src.vars, files: src.sources}
+	if !lang.FindMainClass {
+		return b, nil
+	}
+	if _, err := findMainClass(b, "", files); err != nil {
+		return nil, fmt.Errorf("the problem's %s: %w", kind, err)
+	}
+	return b, nil
 }
 
 // readProgram reads a problem's program. The package's author is
@@ -394,7 +403,7 @@ func cachedProgram(cache, dir string) bool {
 func buildIntoCache(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, main, dir, kind string) (*built, error) {
 	tmp := dir + fmt.Sprintf(".tmp%d", os.Getpid())
 	os.RemoveAll(tmp)
-	b, cr, err := buildMain(slot, lang, files, main, tmp, true)
+	b, cr, err := buildMain(slot, lang, files, entryPoint{file: main}, tmp, true)
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("%s: %w", kind, err)

@@ -96,6 +96,7 @@ func (r *run) interactivePass(t *problem.Test, in, sbox, ibox string, tr TestRes
 	if err != nil {
 		return seTest(tr, fmt.Errorf("interactive run: %w", err))
 	}
+	rs = heapExhausted(r.prog.lang, rs)
 	tr = fromSandbox(tr, rs)
 	return interactiveVerdict(tr, r.interactorSide(ri, rs.First, kattis, ibox, istderr.Bytes()))
 }

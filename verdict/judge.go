@@ -95,6 +95,10 @@ type Submission struct {
 	ID       string
 	Language string            // id or alias
 	Files    map[string][]byte // plain file names
+	// EntryPoint, when set, names what starts the program: the main
+	// source file, or for find_main_class languages (Java, Kotlin) the
+	// fully qualified main class. Unset: the rules of docs/languages.md.
+	EntryPoint string
 }
 
 // Options adjust one judging.
@@ -151,6 +155,11 @@ func (j *Judge) Judge(ctx context.Context, p *problem.Problem, sub Submission, o
 		// Nothing was written or compiled.
 		return res.fail(CE, err.Error())
 	}
+	if sub.EntryPoint != "" {
+		if err := langs.ValidEntryPoint(sub.EntryPoint); err != nil {
+			return res.fail(CE, err.Error()) // the contestant's choice, like the names
+		}
+	}
 	return j.judgeFiles(ctx, p, lang, sub, opt, res)
 }
 
@@ -167,7 +176,7 @@ func (j *Judge) judgeFiles(ctx context.Context, p *problem.Problem, lang *langs.
 	}
 	defer os.RemoveAll(ws)
 	os.Chmod(ws, 0o711)
-	r := &run{j: j, p: p, lang: lang, ws: ws, opt: opt, res: res}
+	r := &run{j: j, p: p, lang: lang, ws: ws, opt: opt, res: res, entry: sub.EntryPoint}
 	r.testFn = r.test
 	r.limits()
 	start := time.Now()
@@ -210,6 +219,7 @@ type run struct {
 	p     *problem.Problem
 	lang  *langs.Language
 	ws    string
+	entry string // the submission's entry point, "" for none
 	opt   Options
 	res   *Result
 	tl    time.Duration
@@ -291,6 +301,10 @@ func (r *run) judge(ctx context.Context, sub Submission) {
 		first, second := splitTwoPrograms(sub.Files)
 		if len(first) == 0 || len(second) == 0 {
 			res.fail(CE, "a two-program submission needs files named first.* and second.*")
+			return
+		}
+		if r.entry != "" {
+			res.fail(CE, "an entry point names one program's start; a two-program submission has two, each found by its language's rules: leave it unset")
 			return
 		}
 		r.prog, cr, err = r.buildSubmission(first, "build1")

@@ -23,7 +23,7 @@ const (
 )
 
 // Verdict sources beyond the sandbox's (cpu_time, wall_time, memory_cgroup,
-// output, file_size, exit_code, signal, seccomp).
+// output, file_size, exit_code, signal, seccomp); SourceHeap (heap.go).
 const (
 	SourceStdout     = "stdout"     // the default comparison
 	SourceChecker    = "checker"    // a special judge

@@ -87,7 +87,7 @@ func (r *run) runProgram(b *built, args []string, inPath, outPath, box string, k
 	cmd.Limits = r.runLimits(b)
 	var res *sandbox.Result
 	r.timed(func() { res, err = cmd.Run() })
-	return res, err
+	return heapExhausted(b.lang, res), err
 }
 
 // submissionStderrCap is how much of a submission's stderr the sandbox

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/docketjudge/docket/langs"
 	"github.com/docketjudge/docket/verdict"
 	"github.com/docketjudge/docket/verdict/problem"
 )
@@ -45,7 +46,10 @@ type Job struct {
 	InlineProblem *InlineProblem    `json:"inline_problem,omitempty"`
 	Language      string            `json:"language"`
 	Files         map[string]string `json:"files"`
-	Limits        *JobLimits        `json:"limits,omitempty"`
+	// EntryPoint names the main source file, or for Java and Kotlin the
+	// main class (docs/languages.md, "Entry points"); "" for the rules.
+	EntryPoint string     `json:"entry_point,omitempty"`
+	Limits     *JobLimits `json:"limits,omitempty"`
 	// FeedbackPolicy overrides the package's docket.feedback and the
 	// worker's default: which tests' details a contestant's view shows.
 	FeedbackPolicy problem.FeedbackPolicy `json:"feedback_policy,omitempty"`
@@ -137,6 +141,12 @@ func DecodeJob(data []byte, maxSource int) (*Job, error) {
 	}
 	if maxSource > 0 && total > maxSource {
 		return &j, poison(verdict.CE, "the submission's files hold %d bytes, over the limit of %d", total, maxSource)
+	}
+	if j.EntryPoint != "" {
+		if err := langs.ValidEntryPoint(j.EntryPoint); err != nil {
+			// The contestant's (or backend's) choice, like the names: CE.
+			return &j, &PoisonError{Verdict: verdict.CE, Msg: err.Error(), Err: err}
+		}
 	}
 	if ip := j.InlineProblem; ip != nil {
 		if len(ip.Tests) == 0 {

@@ -37,6 +37,8 @@ func FuzzDecodeJob(f *testing.F) {
 		`{"V":1,"SUBMISSION_ID":"s","Problem":"p","language":"c","files":{"a":"\u0000\udc00"}}`,
 		`{"v":1,"submission_id":"s","submission_id":"t","problem":"p","language":"c","files":{"a":""}}`,
 		`{"v":1,"submission_id":"s","problem":"p","language":"c","files":{"a":""},"feedback_policy":"none"}`,
+		`{"v":1,"submission_id":"s","problem":"p","language":"java","files":{"A.java":""},"entry_point":"contest.a.Sol"}`,
+		`{"v":1,"submission_id":"s","problem":"p","language":"py3","files":{"a.py":""},"entry_point":"-c"}`,
 		`{"v":1,"submission_id":"s","problem":"p","language":"c","files":{"a":""},"feedback_policy":"secret"}`,
 		`{"v":1,"submission_id":"s","language":"c","files":{"a":""},"inline_problem":{"tests":[{"input":"1","answer":"1","sample":true}]},"feedback_policy":"all"}`,
 		`{"submission_id":"s-9","files":7}`,
@@ -107,5 +109,8 @@ func checkValidJob(t *testing.T, j *Job, maxSource int) {
 	}
 	if _, err := problem.ParseFeedbackPolicy(string(j.FeedbackPolicy)); err != nil {
 		t.Fatalf("accepted feedback_policy %q", j.FeedbackPolicy)
+	}
+	if e := j.EntryPoint; e != "" && (strings.ContainsAny(e, "/\\\x00 ;") || strings.ContainsAny(e[:1], "-@.+") || len(e) > 1024) {
+		t.Fatalf("accepted entry_point %q", e)
 	}
 }

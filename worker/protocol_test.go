@@ -3,6 +3,7 @@ package worker
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/docketjudge/docket/langs"
@@ -34,6 +35,34 @@ func TestDecodeJobFileNames(t *testing.T) {
 	for _, good := range [][]string{{"main.c"}, {"Main.java"}, {"sol_1.cpp", "a-b.h"}, {"a+b.c++"}, {"_x.py"}} {
 		if _, err := DecodeJob(job(good...), 0); err != nil {
 			t.Errorf("files %q refused: %v", good, err)
+		}
+	}
+}
+
+// A job's entry_point is a file name or a class name; anything else is
+// refused at decoding, CE with the cause matchable (langs.ErrEntryPoint)
+// and the submission id kept for the final result.
+func TestDecodeJobEntryPoint(t *testing.T) {
+	job := func(entry string) []byte {
+		b, _ := json.Marshal(Job{V: 1, SubmissionID: "s-1", Problem: "aplusb", Language: "java",
+			Files: map[string]string{"Main.java": "class Main {}"}, EntryPoint: entry})
+		return b
+	}
+	for _, good := range []string{"", "main.py", "Main", "contest.a.Sol", "Outer$Inner", "a+b.c++"} {
+		j, err := DecodeJob(job(good), 0)
+		if err != nil || j.EntryPoint != good {
+			t.Errorf("entry point %q: %v, entry %q", good, err, j.EntryPoint)
+		}
+	}
+	for _, bad := range []string{"-cp", "@opts", "../Main", "a/b.py", "Main;rm", "a b", ".Main", "+x", strings.Repeat("A", 2000)} {
+		j, err := DecodeJob(job(bad), 0)
+		var pe *PoisonError
+		if !errors.As(err, &pe) || pe.Verdict != verdict.CE || !errors.Is(err, langs.ErrEntryPoint) {
+			t.Errorf("entry point %q: %v, want a CE PoisonError wrapping langs.ErrEntryPoint", bad, err)
+			continue
+		}
+		if j == nil || j.SubmissionID != "s-1" || len(pe.Msg) > maxErrorLen {
+			t.Errorf("entry point %q: job %+v, message of %d bytes", bad, j, len(pe.Msg))
 		}
 	}
 }

@@ -412,7 +412,7 @@ func (w *Worker) judgeJob(ctx context.Context, job *Job, ev *events) (*verdict.R
 		opt.TimeLimit = time.Duration(l.TimeMs) * time.Millisecond
 		opt.MemoryMB, opt.OutputMB = l.MemoryMB, l.OutputMB
 	}
-	res := w.judge.Judge(ctx, p, verdict.Submission{ID: job.SubmissionID, Language: job.Language, Files: files}, opt)
+	res := w.judge.Judge(ctx, p, verdict.Submission{ID: job.SubmissionID, Language: job.Language, Files: files, EntryPoint: job.EntryPoint}, opt)
 	res.FeedbackPolicy = policy
 	return res, nil
 }

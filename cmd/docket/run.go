@@ -23,10 +23,11 @@ func runRun(args []string) int {
 	lang := fs.String("lang", "", "language id (default: from the first file's extension)")
 	tl := fs.Duration("time-limit", 0, "time limit per test (default: the package's)")
 	mem := fs.Int("memory", 0, "memory limit in MiB (default: the package's)")
+	entry := fs.String("entry", "", "entry point: the main source file, or for Java and Kotlin the main class (default: the rules of docs/languages.md)")
 	all := fs.Bool("all", false, "run every test of a pass-fail problem, not stopping at the first failure")
 	asJSON := fs.Bool("json", false, "print only the result JSON")
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: docket run --problem DIR [--lang L] [--time-limit 2s] [--json] FILE...\n\nJudges locally with the same pipeline as the worker. Exit: 0 AC, 1 any other verdict, 2 usage (a package or FILE that will not load), 3 system.\nWith --json, stdout is a result even then: verdict SE, the reason in error.\n\nflags:\n")
+		fmt.Fprintf(os.Stderr, "usage: docket run --problem DIR [--lang L] [--entry NAME] [--time-limit 2s] [--json] FILE...\n\nJudges locally with the same pipeline as the worker. Exit: 0 AC, 1 any other verdict, 2 usage (a package or FILE that will not load), 3 system.\nWith --json, stdout is a result even then: verdict SE, the reason in error.\n\nflags:\n")
 		fs.PrintDefaults()
 		envUsage()
 	}
@@ -58,6 +59,7 @@ func runRun(args []string) int {
 	if err != nil {
 		return fail(exitUsage, err)
 	}
+	sub.EntryPoint = *entry
 	opt := verdict.Options{TimeLimit: *tl, MemoryMB: *mem, RunAll: *all}
 	if !*asJSON {
 		opt.Observer = &liveDisplay{out: os.Stderr, tty: isTerminal(os.Stderr)}

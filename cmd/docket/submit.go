@@ -28,9 +28,10 @@ func runSubmit(args []string) int {
 	id := fs.String("id", "", "submission id (default: a random one)")
 	follow := fs.Bool("follow", false, "stream the submission's events; exit 0 on AC, 1 otherwise")
 	tl := fs.Duration("time-limit", 0, "override the problem's time limit")
+	entry := fs.String("entry", "", "entry point: the main source file, or for Java and Kotlin the main class")
 	timeout := fs.Duration("timeout", 10*time.Minute, "--follow: give up after this long")
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: docket submit --problem ID [--lang L] [--queue Q] [--id ID] [--follow] FILE...\n\nflags:\n")
+		fmt.Fprintf(os.Stderr, "usage: docket submit --problem ID [--lang L] [--entry NAME] [--queue Q] [--id ID] [--follow] FILE...\n\nflags:\n")
 		fs.PrintDefaults()
 		envUsageAll()
 	}
@@ -63,7 +64,7 @@ func runSubmit(args []string) int {
 		fmt.Fprintln(os.Stderr, "docket submit: --id must be 1-128 characters of [A-Za-z0-9_-]")
 		return exitUsage
 	}
-	job := worker.Job{V: 1, SubmissionID: *id, Problem: *prob, Language: sub.Language, Files: map[string]string{}}
+	job := worker.Job{V: 1, SubmissionID: *id, Problem: *prob, Language: sub.Language, Files: map[string]string{}, EntryPoint: *entry}
 	for n, b := range sub.Files {
 		job.Files[n] = string(b)
 	}
