@@ -2,9 +2,12 @@
 // language, and what each needs from the sandbox. It knows nothing of
 // verdicts or NATS.
 //
-// The built-in catalog (builtin.go) covers c, cpp (C++17, alias cpp17),
-// cpp20, python3, pypy3, java, kotlin, go, rust and javascript with
-// Debian's toolchains. Operators add or override languages in a YAML file
+// The built-in catalog covers c, cpp (C++17) and their versioned ids
+// (c11, cpp11, cpp14, cpp20, cpp23), python3, pypy3, java, kotlin, go,
+// rust and javascript (builtin.go), and the rest of DOMjudge's default
+// languages (domjudge.go), with Debian's toolchains. An interpreted
+// language's compile step only checks the source (python's compile(),
+// node --check, ruby -c ...), so that a syntax error is CE. Operators add or override languages in a YAML file
 // (DOCKET_LANGS_FILE) without recompiling: an entry with a known id
 // replaces the built-in one field by field, a new id adds a language.
 package langs
@@ -53,6 +56,9 @@ type Language struct {
 	// runtimes use threads).
 	Processes int `yaml:"processes,omitempty" json:"processes,omitempty"`
 	Threads   int `yaml:"threads,omitempty" json:"threads,omitempty"`
+	// OpenFiles is the run's file descriptor limit; 0 keeps the
+	// sandbox's default (64). R refuses to start below about 170.
+	OpenFiles int `yaml:"open_files,omitempty" json:"open_files,omitempty"`
 	// AddressSpaceLimit applies RLIMIT_AS = the memory limit to runs. Off
 	// for the JVM and Go, which reserve large virtual ranges.
 	AddressSpaceLimit bool `yaml:"address_space_limit,omitempty" json:"address_space_limit,omitempty"`
@@ -213,10 +219,16 @@ func (c *Catalog) IDs() []string {
 }
 
 // ByExtension infers the language of a file from its extension. When
-// several languages share one (.cpp: cpp and cpp20; .py: python3 and
-// pypy3), the earlier in the catalog's order wins (cpp, python3).
+// several languages share one (.cpp: cpp, cpp11 ... cpp23; .py: python3
+// and pypy3; .pl: perl and prolog), the earlier in the catalog's order
+// wins (cpp, python3, perl), unless the name before the extension ends in
+// a language's id or alias that has the extension: sum.cpp20.cpp is
+// cpp20, sum.pypy3.py pypy3, sum.prolog.pl prolog.
 func (c *Catalog) ByExtension(file string) (*Language, error) {
 	ext := strings.ToLower(filepath.Ext(file))
+	if l := c.byTag(strings.TrimSuffix(file, filepath.Ext(file)), ext); l != nil {
+		return l, nil
+	}
 	for _, id := range c.order {
 		for _, e := range c.byID[id].Extensions {
 			if e == ext {
@@ -225,6 +237,25 @@ func (c *Catalog) ByExtension(file string) (*Language, error) {
 		}
 	}
 	return nil, fmt.Errorf("%w for %s: no language has extension %q", ErrUnknown, file, ext)
+}
+
+// byTag is the language named by the second extension of a file (stem
+// is the name without its extension), if that language has ext.
+func (c *Catalog) byTag(stem, ext string) *Language {
+	tag := strings.TrimPrefix(filepath.Ext(stem), ".")
+	if tag == "" {
+		return nil
+	}
+	l, err := c.Lookup(tag)
+	if err != nil {
+		return nil
+	}
+	for _, e := range l.Extensions {
+		if e == ext {
+			return l
+		}
+	}
+	return nil
 }
 
 // Availability is whether a language's toolchain is installed.
