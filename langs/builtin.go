@@ -43,7 +43,7 @@ func builtin() []*Language {
 			ID: "pypy3", Name: "Python 3 (PyPy)", Extensions: []string{".py"}, Source: "main.py",
 			Compile: append([]string{"/usr/bin/pypy3"}, pythonCheck...),
 			Run:     []string{"/usr/bin/pypy3", "{main}"}, Env: []string{"PYTHONDONTWRITEBYTECODE=1", "PYTHONIOENCODING=utf-8"},
-			TimeMultiplier: 1.5, Version: []string{"/usr/bin/pypy3", "--version"},
+			TimeMultiplier: 1.5, Version: []string{"/usr/bin/pypy3", "--version"}, Aliases: []string{"pypy"},
 		},
 		{
 			ID: "java", Name: "Java 17 (OpenJDK)", Extensions: []string{".java"}, Source: "Main.java",

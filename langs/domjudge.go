@@ -67,7 +67,7 @@ func domjudgeLangs() []*Language {
 			Version: []string{"gnatmake", "--version"},
 		},
 		{
-			ID: "fortran", Name: "Fortran (GFortran)", Aliases: []string{"f95", "f90"}, Extensions: []string{".f95", ".f90", ".f03", ".f08", ".f"}, Source: "main.f95",
+			ID: "fortran", Name: "Fortran (GFortran)", Aliases: []string{"f95", "f90"}, Extensions: []string{".f95", ".f90"}, Source: "main.f95",
 			Compile: []string{"gfortran", "-O2", "-o", "{exe}", "{files}"},
 			Run:     []string{"./{exe}"}, TimeMultiplier: 1, Version: []string{"gfortran", "--version"},
 		},

@@ -314,16 +314,35 @@ func (l *Language) Probe(ctx context.Context) Availability {
 	return a
 }
 
+// ErrNotInstalled: a language's compiler, interpreter or runtime is not
+// on this host (docket langs says which; a job in it is SE).
+var ErrNotInstalled = errors.New("toolchain missing")
+
 // SandboxPath is the PATH inside the sandbox; tools must be found there.
 var SandboxPath = []string{"/usr/local/bin", "/usr/bin", "/bin", "/usr/local/go/bin"}
 
 // ToolPath finds the language's tool on the sandbox's PATH (the same
-// directories exist on the host, bound read-only).
+// directories exist on the host, bound read-only), and checks that the
+// run's interpreter or runtime is there too when it is another program
+// (mono after mcs, java after scalac, lua5.4 after luac5.4): a language
+// is available only when both are.
 func (l *Language) ToolPath() (string, error) {
-	t := l.Tool()
+	p, err := findTool(l.Tool())
+	if err != nil {
+		return "", err
+	}
+	if rt := l.Run[0]; rt != l.Tool() && !strings.HasPrefix(rt, "./") && !strings.Contains(rt, "{") {
+		if _, err := findTool(rt); err != nil {
+			return "", err
+		}
+	}
+	return p, nil
+}
+
+func findTool(t string) (string, error) {
 	if strings.Contains(t, "/") {
 		if _, err := os.Stat(t); err != nil {
-			return "", fmt.Errorf("%s is not installed: %v", t, err)
+			return "", fmt.Errorf("%w: %s is not installed: %v", ErrNotInstalled, t, err)
 		}
 		return t, nil
 	}
@@ -333,7 +352,7 @@ func (l *Language) ToolPath() (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("%s is not installed (not found in %s)", t, strings.Join(SandboxPath, ":"))
+	return "", fmt.Errorf("%w: %s is not installed (not found in %s)", ErrNotInstalled, t, strings.Join(SandboxPath, ":"))
 }
 
 // ErrFileName: a file name outside the rule of ValidFileName.
