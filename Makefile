@@ -18,10 +18,10 @@ build:
 APT_PACKAGES := gcc g++ libc6-dev python3 pypy3 nodejs openjdk-17-jdk-headless kotlin rustc chromium
 # The rest of DOMjudge's default languages (langs/domjudge.go), without
 # their recommended packages, which the catalog does not use (R's
-# recommended library alone is 30 packages). Installing them on the
+# recommended library alone depends on 16 packages). Installing them on the
 # 2-core development machine (Debian 12, the packages above present) set
 # up 73 packages in 86 s, downloads included.
-APT_LANG_PACKAGES := fp-compiler ghc ocaml-nox ruby lua5.4 perl swi-prolog-nox r-base-core gnat gfortran gawk bash dash mono-mcs scala php-cli
+APT_LANG_PACKAGES := fp-compiler ghc ocaml-nox ruby lua5.4 perl swi-prolog-nox r-base-core gnat gfortran gawk bash dash mono-mcs mono-runtime scala php-cli
 deps:
 	@$(call apt_install,$(APT_PACKAGES),)
 	@$(call apt_install,$(APT_LANG_PACKAGES),--no-install-recommends)

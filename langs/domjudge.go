@@ -88,7 +88,7 @@ func domjudgeLangs() []*Language {
 			ID: "sh", Name: "POSIX shell (dash)", Aliases: []string{"dash"}, Extensions: []string{".sh"}, Source: "main.sh",
 			Compile: []string{"/bin/sh", "-n", "{main}"},
 			Run:     []string{"/bin/sh", "{main}"}, Processes: 16,
-			TimeMultiplier: 2, Version: []string{"dpkg-query", "-W", "-f", "dash ${Version}\n", "dash"},
+			TimeMultiplier: 2, Version: []string{"/bin/sh", "-c", "dpkg-query -W -f 'dash ${Version}' dash 2>/dev/null || readlink -f /bin/sh"},
 		},
 		{
 			ID: "csharp", Name: "C# (Mono)", Aliases: []string{"cs", "c#", "mono"}, Extensions: []string{".cs", ".csharp"}, Source: "main.cs",
