@@ -43,7 +43,7 @@ func domjudgeLangs() []*Language {
 			TimeMultiplier: 2, Version: []string{"lua5.4", "-v"},
 		},
 		{
-			ID: "perl", Name: "Perl 5", Aliases: []string{"pl"}, Extensions: []string{".pl", ".pm"}, Source: "main.pl",
+			ID: "perl", Name: "Perl 5", Aliases: []string{"pl"}, Extensions: []string{".pl"}, Source: "main.pl",
 			Compile:        []string{"perl", "-c", "{main}"},
 			Run:            []string{"perl", "{main}"},
 			TimeMultiplier: 2, Version: []string{"perl", "-e", "print qq(perl $^V\n)"},
@@ -61,7 +61,7 @@ func domjudgeLangs() []*Language {
 			TimeMultiplier: 2, Version: []string{"Rscript", "--version"},
 		},
 		{
-			ID: "ada", Name: "Ada (GNAT)", Aliases: []string{"adb", "gnat"}, Extensions: []string{".adb", ".ads"}, Source: "main.adb",
+			ID: "ada", Name: "Ada (GNAT)", Aliases: []string{"adb", "gnat"}, Extensions: []string{".adb"}, Source: "main.adb",
 			Compile: []string{"gnatmake", "-q", "-O2", "-o", "{exe}", "{main}"},
 			Run:     []string{"./{exe}"}, TimeMultiplier: 1, CompileTime: Duration(60 * time.Second),
 			Version: []string{"gnatmake", "--version"},
