@@ -64,7 +64,7 @@ func builtin() []*Language {
 			Compile: []string{"go", "build", "-o", "{exe}", "{files}"},
 			Run:     []string{"./{exe}"},
 			Env:     []string{"PATH=/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin", "GOCACHE=/tmp/gocache", "GOPATH=/tmp/gopath", "GO111MODULE=off", "CGO_ENABLED=0", "GOTOOLCHAIN=local", "GOFLAGS=-buildvcs=false"},
-			Threads: 128, TimeMultiplier: 1, CompileTime: Duration(60 * time.Second),
+			Threads: 128, TimeMultiplier: 1, CompileTime: Duration(60 * time.Second), Aliases: []string{"golang"},
 			Version: []string{"/usr/local/go/bin/go", "version"},
 		},
 		{

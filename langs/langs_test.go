@@ -80,7 +80,7 @@ func TestCatalogNamesAndExtensions(t *testing.T) {
 		}
 	}
 	for alias, id := range map[string]string{"c17": "c", "cpp17": "cpp", "c++20": "cpp20", "c++23": "cpp23", "pas": "pascal",
-		"hs": "haskell", "ml": "ocaml", "rb": "ruby", "pl": "perl", "plg": "prolog", "adb": "ada", "f95": "fortran", "cs": "csharp"} {
+		"hs": "haskell", "ml": "ocaml", "rb": "ruby", "pl": "perl", "plg": "prolog", "adb": "ada", "f95": "fortran", "cs": "csharp", "golang": "go"} {
 		if l, err := c.Lookup(alias); err != nil || l.ID != id {
 			t.Errorf("alias %s: %v %v, want %s", alias, l, err, id)
 		}
