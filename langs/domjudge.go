@@ -50,8 +50,11 @@ func domjudgeLangs() []*Language {
 		},
 		{
 			ID: "prolog", Name: "Prolog (SWI-Prolog)", Aliases: []string{"plg", "swipl"}, Extensions: []string{".plg", ".pro", ".pl"}, Source: "main.plg",
-			Compile: []string{"swipl", "--on-error=status", "-q", "-g", "halt", "{main}"},
-			Run:     []string{"swipl", "-q", "-g", "main", "-t", "halt", "{main}"}, Threads: 16,
+			// Loading reports syntax errors (--on-error=status: exit 1);
+			// a program without main/0 is refused then too, as DOMjudge does.
+			Compile: []string{"swipl", "--on-error=status", "-q", "-g",
+				"current_predicate(main/0) -> halt ; format(user_error, 'main/0 is not defined~n', []), halt(1)", "{main}"},
+			Run: []string{"swipl", "-q", "-g", "main", "-t", "halt", "{main}"}, Threads: 16,
 			TimeMultiplier: 2, Version: []string{"swipl", "--version"},
 		},
 		{
