@@ -127,12 +127,12 @@ func TestOverrideFile(t *testing.T) {
 	os.WriteFile(f, []byte(`languages:
   - id: cpp
     time_multiplier: 1.25
-  - id: lua
-    name: Lua 5.4
+  - id: lua53
+    name: Lua 5.3
     extensions: [.lua]
     source: main.lua
-    run: [lua5.4, "{main}"]
-    version: [lua5.4, -v]
+    run: [lua5.3, "{main}"]
+    version: [lua5.3, -v]
 `), 0o644)
 	c, err := Load(f)
 	if err != nil {
@@ -142,9 +142,16 @@ func TestOverrideFile(t *testing.T) {
 	if cpp.TimeMultiplier != 1.25 || len(cpp.Compile) == 0 {
 		t.Errorf("override lost fields: %+v", cpp)
 	}
-	lua, err := c.Lookup("lua")
-	if err != nil || lua.Run[0] != "lua5.4" {
+	lua, err := c.Lookup("lua53")
+	if err != nil || lua.Run[0] != "lua5.3" {
 		t.Errorf("new language: %v %+v", err, lua)
+	}
+	// An operator turns a syntax check off with an empty compile.
+	os.WriteFile(f, []byte("languages:\n  - id: python3\n    compile: []\n"), 0o644)
+	if c, err := Load(f); err != nil {
+		t.Error(err)
+	} else if py, _ := c.Lookup("python3"); py.Compiled() || len(py.Run) == 0 {
+		t.Errorf("compile: [] kept the check or lost the run: %+v", py)
 	}
 	os.WriteFile(f, []byte("languages:\n  - id: cpp\n    tme_multiplier: 2\n"), 0o644)
 	if _, err := Load(f); err == nil {
