@@ -7,9 +7,10 @@
 // rust and javascript (builtin.go), and the rest of DOMjudge's default
 // languages (domjudge.go), with Debian's toolchains. An interpreted
 // language's compile step only checks the source (python's compile(),
-// node --check, ruby -c ...), so that a syntax error is CE. Operators add or override languages in a YAML file
-// (DOCKET_LANGS_FILE) without recompiling: an entry with a known id
-// replaces the built-in one field by field, a new id adds a language.
+// node --check, ruby -c ...), so that a syntax error is CE. Operators
+// add or override languages in a YAML file (DOCKET_LANGS_FILE) without
+// recompiling: an entry with a known id replaces the built-in one field
+// by field, a new id adds a language.
 package langs
 
 import (
@@ -45,7 +46,10 @@ type Language struct {
 	// Source is the main source file name the box gets when the submission
 	// names none that fits ("main.cpp"). Java renames it to <Class>.java.
 	Source  string   `yaml:"source" json:"source"`
-	Compile []string `yaml:"compile,omitempty" json:"compile,omitempty"` // empty: interpreted
+	// Compile builds {exe} from the sources; for an interpreted language
+	// it is a syntax check that writes nothing (python3 compile(), node
+	// --check). Empty: no compile step, the source runs as submitted.
+	Compile []string `yaml:"compile,omitempty" json:"compile,omitempty"`
 	Run     []string `yaml:"run" json:"run"`
 	// Binds are host directories, beyond the sandbox's defaults (/usr,
 	// /bin, /lib*), that compile and run need read-only.
