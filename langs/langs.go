@@ -45,7 +45,7 @@ type Language struct {
 	Extensions []string `yaml:"extensions" json:"extensions"` // ".cpp"; used by docket run to infer the language
 	// Source is the main source file name the box gets when the submission
 	// names none that fits ("main.cpp"). Java renames it to <Class>.java.
-	Source  string   `yaml:"source" json:"source"`
+	Source string `yaml:"source" json:"source"`
 	// Compile builds {exe} from the sources; for an interpreted language
 	// it is a syntax check that writes nothing (python3 compile(), node
 	// --check). Empty: no compile step, the source runs as submitted.
