@@ -103,7 +103,7 @@ func domjudgeLangs() []*Language {
 			ID: "scala", Name: "Scala 2 (JVM)", Extensions: []string{".scala"}, Source: "main.scala",
 			Compile: []string{"scalac", "-J-Xss64m", "-d", ".", "{files}"},
 			Run: []string{"java", "-Xss64m", "-XX:+UseSerialGC", "-Xmx{memory_mb}m", "-DONLINE_JUDGE=true",
-				"-cp", ".:/usr/share/scala-2.11/lib/scala-library.jar", "Main"},
+				"-cp", ".:/usr/share/java/scala-library.jar", "Main"},
 			Binds: []string{"/etc/java-17-openjdk"}, Threads: 256, TimeMultiplier: 2,
 			CompileTime: Duration(120 * time.Second), CompileMemoryMB: 2048, Version: []string{"scalac", "-version"},
 		},
