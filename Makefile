@@ -16,12 +16,25 @@ build:
 # sandbox tests, and the language catalog's toolchains for the judging
 # tests and the example problems. Only installed when one is missing.
 APT_PACKAGES := gcc g++ libc6-dev python3 pypy3 nodejs openjdk-17-jdk-headless kotlin rustc chromium
+# The rest of DOMjudge's default languages (langs/domjudge.go), without
+# their recommended packages, which the catalog does not use (R's
+# recommended library alone depends on 16 packages). Installing them on the
+# 2-core development machine (Debian 12, the packages above present) set
+# up 73 packages in 86 s, downloads included.
+APT_LANG_PACKAGES := fp-compiler ghc ocaml-nox ruby lua5.4 perl swi-prolog-nox r-base-core gnat gfortran gawk bash dash mono-mcs mono-runtime scala php-cli
 deps:
-	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	@$(call apt_install,$(APT_PACKAGES),)
+	@$(call apt_install,$(APT_LANG_PACKAGES),--no-install-recommends)
+
+# apt_install installs those of the packages $(1) that are missing, with
+# apt-get options $(2).
+define apt_install
+missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing: $$missing"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) $$missing >/dev/null; \
 	fi
+endef
 
 vet:
 	$(GO) vet $(PKGS)

@@ -66,7 +66,10 @@ var packageOf = map[string]string{
 	"gcc": "gcc", "g++": "g++", "python3": "python3", "pypy3": "pypy3",
 	"javac": "openjdk-17-jdk-headless", "java": "openjdk-17-jdk-headless",
 	"kotlinc": "kotlin", "kotlin": "kotlin", "rustc": "rustc", "node": "nodejs",
-	"go": "go-from-build",
+	"go":  "go-from-build",
+	"fpc": "fp-compiler", "ghc": "ghc", "ocamlopt": "ocaml-nox", "ruby": "ruby", "luac5.4": "lua5.4", "lua5.4": "lua5.4",
+	"perl": "perl", "swipl": "swi-prolog-nox", "Rscript": "r-base-core", "gnatmake": "gnat", "gfortran": "gfortran",
+	"gawk": "gawk", "bash": "bash", "sh": "dash", "mcs": "mono-mcs", "mono": "mono-runtime", "scalac": "scala", "php": "php-cli",
 }
 
 // checkDockerfile: COPY sources exist and are not ignored; the runtime

@@ -2,9 +2,11 @@ package langs
 
 import "time"
 
-// builtin is the default catalog, for Debian's toolchains (what .ci/run
-// installs: g++, pypy3, kotlin, nodejs, rustc, openjdk-17-jdk-headless)
-// and the Go toolchain in /usr/local/go.
+// builtin is the default catalog, for Debian's toolchains (what make deps
+// installs: g++, pypy3, kotlin, nodejs, rustc, openjdk-17-jdk-headless and
+// domjudge.go's) and the Go toolchain in /usr/local/go. The versioned C
+// and C++ ids (c11, cpp11 ... cpp23) are the -std= that CMS and Codeforces
+// packages pin; c and cpp stay C17 and C++17.
 //
 // File names reach these commands only through {files} and {main}, which
 // Expand gives as ./name. Rust's crate name is fixed (--crate-name main)
@@ -12,6 +14,7 @@ import "time"
 // hold characters a crate name cannot (a+b.rs).
 func builtin() []*Language {
 	gccVersion := []string{"gcc", "--version"}
+	cppExt := []string{".cpp", ".cc", ".cxx", ".c++"}
 	c := func(id, name, std string, ext []string, src string, compiler string, aliases ...string) *Language {
 		return &Language{
 			ID: id, Name: name, Aliases: aliases, Extensions: ext, Source: src,
@@ -22,19 +25,25 @@ func builtin() []*Language {
 			Version:           gccVersion,
 		}
 	}
-	return []*Language{
-		c("c", "C (GCC, C17)", "gnu17", []string{".c"}, "main.c", "gcc"),
-		c("cpp", "C++17 (GCC)", "gnu++17", []string{".cpp", ".cc", ".cxx", ".c++"}, "main.cpp", "g++", "cpp17", "c++"),
-		c("cpp20", "C++20 (GCC)", "gnu++20", []string{".cpp", ".cc", ".cxx"}, "main.cpp", "g++", "c++20"),
+	catalog := []*Language{
+		c("c", "C (GCC, C17)", "gnu17", []string{".c"}, "main.c", "gcc", "c17"),
+		c("cpp", "C++17 (GCC)", "gnu++17", []string{".cpp", ".cc", ".cxx", ".c++"}, "main.cpp", "g++", "cpp17", "c++", "c++17"),
+		c("cpp20", "C++20 (GCC)", "gnu++20", cppExt, "main.cpp", "g++", "c++20"),
+		c("c11", "C (GCC, C11)", "gnu11", []string{".c"}, "main.c", "gcc"),
+		c("cpp11", "C++11 (GCC)", "gnu++11", cppExt, "main.cpp", "g++", "c++11"),
+		c("cpp14", "C++14 (GCC)", "gnu++14", cppExt, "main.cpp", "g++", "c++14"),
+		c("cpp23", "C++23 (GCC)", "gnu++23", cppExt, "main.cpp", "g++", "c++23"),
 		{
 			ID: "python3", Name: "Python 3 (CPython)", Extensions: []string{".py"}, Source: "main.py",
-			Run: []string{"/usr/bin/python3", "-S", "{main}"}, Env: []string{"PYTHONDONTWRITEBYTECODE=1", "PYTHONIOENCODING=utf-8"},
+			Compile: append([]string{"/usr/bin/python3", "-S"}, pythonCheck...),
+			Run:     []string{"/usr/bin/python3", "-S", "{main}"}, Env: []string{"PYTHONDONTWRITEBYTECODE=1", "PYTHONIOENCODING=utf-8"},
 			TimeMultiplier: 2, Version: []string{"/usr/bin/python3", "--version"}, Aliases: []string{"py3", "python"},
 		},
 		{
 			ID: "pypy3", Name: "Python 3 (PyPy)", Extensions: []string{".py"}, Source: "main.py",
-			Run: []string{"/usr/bin/pypy3", "{main}"}, Env: []string{"PYTHONIOENCODING=utf-8"},
-			TimeMultiplier: 1.5, Version: []string{"/usr/bin/pypy3", "--version"},
+			Compile: append([]string{"/usr/bin/pypy3"}, pythonCheck...),
+			Run:     []string{"/usr/bin/pypy3", "{main}"}, Env: []string{"PYTHONDONTWRITEBYTECODE=1", "PYTHONIOENCODING=utf-8"},
+			TimeMultiplier: 1.5, Version: []string{"/usr/bin/pypy3", "--version"}, Aliases: []string{"pypy"},
 		},
 		{
 			ID: "java", Name: "Java 17 (OpenJDK)", Extensions: []string{".java"}, Source: "Main.java",
@@ -57,7 +66,7 @@ func builtin() []*Language {
 			Compile: []string{"go", "build", "-o", "{exe}", "{files}"},
 			Run:     []string{"./{exe}"},
 			Env:     []string{"PATH=/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin", "GOCACHE=/tmp/gocache", "GOPATH=/tmp/gopath", "GO111MODULE=off", "CGO_ENABLED=0", "GOTOOLCHAIN=local", "GOFLAGS=-buildvcs=false"},
-			Threads: 128, TimeMultiplier: 1, CompileTime: Duration(60 * time.Second),
+			Threads: 128, TimeMultiplier: 1, CompileTime: Duration(60 * time.Second), Aliases: []string{"golang"},
 			Version: []string{"/usr/local/go/bin/go", "version"},
 		},
 		{
@@ -68,8 +77,19 @@ func builtin() []*Language {
 		},
 		{
 			ID: "javascript", Name: "JavaScript (Node.js)", Extensions: []string{".js", ".mjs"}, Source: "main.js",
-			Run: []string{"node", "--stack-size=65500", "{main}"}, Aliases: []string{"js", "node"},
+			Compile: []string{"node", "--check", "{main}"},
+			Run:     []string{"node", "--stack-size=65500", "{main}"}, Aliases: []string{"js", "node"},
 			Threads: 64, TimeMultiplier: 1.5, Version: []string{"node", "--version"},
 		},
 	}
+	return append(catalog, domjudgeLangs()...)
 }
+
+// pythonCheck byte-compiles the main source without running it or
+// writing a .pyc (the box is read-only once built): a syntax error is a
+// compile error, with Python's message, as py_compile reports it on
+// Kattis, DOMjudge and CMS.
+var pythonCheck = []string{"-c", "import sys, traceback\n" +
+	"try: compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec')\n" +
+	"except (SyntaxError, ValueError) as e: sys.exit(''.join(traceback.format_exception_only(type(e), e)))",
+	"{main}"}

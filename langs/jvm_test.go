@@ -109,19 +109,19 @@ func TestJavaPublicClass(t *testing.T) {
 }
 
 // An operator's JVM language runs {class} only with find_main_class, and
-// can give the OOM exit code; the built-in Java and Kotlin have both.
+// can give the OOM exit code; the built-in Java, Kotlin and Scala have both.
 func TestJVMLanguageFields(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "langs.yaml")
-	os.WriteFile(f, []byte("languages:\n  - id: scala\n    extensions: [.scala]\n    source: main.scala\n    compile: [scalac, -d, ., \"{files}\"]\n    run: [java, -cp, ., \"{class}\"]\n"), 0o644)
+	os.WriteFile(f, []byte("languages:\n  - id: groovy\n    extensions: [.groovy]\n    source: main.groovy\n    compile: [groovyc, -d, ., \"{files}\"]\n    run: [java, -cp, ., \"{class}\"]\n"), 0o644)
 	if _, err := Load(f); err == nil || !strings.Contains(err.Error(), "find_main_class") {
 		t.Errorf("{class} without find_main_class: %v", err)
 	}
-	os.WriteFile(f, []byte("languages:\n  - id: scala\n    extensions: [.scala]\n    source: main.scala\n    compile: [scalac, -d, ., \"{files}\"]\n    run: [java, -cp, ., \"{class}\"]\n    find_main_class: true\n    oom_exit_code: 3\n"), 0o644)
+	os.WriteFile(f, []byte("languages:\n  - id: groovy\n    extensions: [.groovy]\n    source: main.groovy\n    compile: [groovyc, -d, ., \"{files}\"]\n    run: [java, -cp, ., \"{class}\"]\n    find_main_class: true\n    oom_exit_code: 3\n"), 0o644)
 	c, err := Load(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{"scala", "java", "kotlin"} {
+	for _, id := range []string{"groovy", "scala", "java", "kotlin"} {
 		if l, _ := c.Lookup(id); l == nil || !l.FindMainClass || l.OOMExitCode != 3 {
 			t.Errorf("%s: %+v", id, l)
 		}

@@ -2,11 +2,15 @@
 // language, and what each needs from the sandbox. It knows nothing of
 // verdicts or NATS.
 //
-// The built-in catalog (builtin.go) covers c, cpp (C++17, alias cpp17),
-// cpp20, python3, pypy3, java, kotlin, go, rust and javascript with
-// Debian's toolchains. Operators add or override languages in a YAML file
-// (DOCKET_LANGS_FILE) without recompiling: an entry with a known id
-// replaces the built-in one field by field, a new id adds a language.
+// The built-in catalog covers c, cpp (C++17) and their versioned ids
+// (c11, cpp11, cpp14, cpp20, cpp23), python3, pypy3, java, kotlin, go,
+// rust and javascript (builtin.go), and the rest of DOMjudge's default
+// languages (domjudge.go), with Debian's toolchains. An interpreted
+// language's compile step only checks the source (python's compile(),
+// node --check, ruby -c ...), so that a syntax error is CE. Operators
+// add or override languages in a YAML file (DOCKET_LANGS_FILE) without
+// recompiling: an entry with a known id replaces the built-in one field
+// by field, a new id adds a language.
 package langs
 
 import (
@@ -42,8 +46,11 @@ type Language struct {
 	// Source is the main source file name the box gets when the submission
 	// names none that fits ("main.cpp"). A .java source is renamed to its
 	// public class, <Class>.java, as javac requires.
-	Source  string   `yaml:"source" json:"source"`
-	Compile []string `yaml:"compile,omitempty" json:"compile,omitempty"` // empty: interpreted
+	Source string `yaml:"source" json:"source"`
+	// Compile builds {exe} from the sources; for an interpreted language
+	// it is a syntax check that writes nothing (python3 compile(), node
+	// --check). Empty: no compile step, the source runs as submitted.
+	Compile []string `yaml:"compile,omitempty" json:"compile,omitempty"`
 	Run     []string `yaml:"run" json:"run"`
 	// Binds are host directories, beyond the sandbox's defaults (/usr,
 	// /bin, /lib*), that compile and run need read-only.
@@ -54,6 +61,9 @@ type Language struct {
 	// runtimes use threads).
 	Processes int `yaml:"processes,omitempty" json:"processes,omitempty"`
 	Threads   int `yaml:"threads,omitempty" json:"threads,omitempty"`
+	// OpenFiles is the run's file descriptor limit; 0 keeps the
+	// sandbox's default (64). R refuses to start below about 170.
+	OpenFiles int `yaml:"open_files,omitempty" json:"open_files,omitempty"`
 	// AddressSpaceLimit applies RLIMIT_AS = the memory limit to runs. Off
 	// for the JVM and Go, which reserve large virtual ranges.
 	AddressSpaceLimit bool `yaml:"address_space_limit,omitempty" json:"address_space_limit,omitempty"`
@@ -235,10 +245,16 @@ func (c *Catalog) IDs() []string {
 }
 
 // ByExtension infers the language of a file from its extension. When
-// several languages share one (.cpp: cpp and cpp20; .py: python3 and
-// pypy3), the earlier in the catalog's order wins (cpp, python3).
+// several languages share one (.cpp: cpp, cpp11 ... cpp23; .py: python3
+// and pypy3; .pl: perl and prolog), the earlier in the catalog's order
+// wins (cpp, python3, perl), unless the name before the extension ends in
+// a language's id or alias that has the extension: sum.cpp20.cpp is
+// cpp20, sum.pypy3.py pypy3, sum.prolog.pl prolog.
 func (c *Catalog) ByExtension(file string) (*Language, error) {
 	ext := strings.ToLower(filepath.Ext(file))
+	if l := c.byTag(strings.TrimSuffix(file, filepath.Ext(file)), ext); l != nil {
+		return l, nil
+	}
 	for _, id := range c.order {
 		for _, e := range c.byID[id].Extensions {
 			if e == ext {
@@ -247,6 +263,25 @@ func (c *Catalog) ByExtension(file string) (*Language, error) {
 		}
 	}
 	return nil, fmt.Errorf("%w for %s: no language has extension %q", ErrUnknown, file, ext)
+}
+
+// byTag is the language named by the second extension of a file (stem
+// is the name without its extension), if that language has ext.
+func (c *Catalog) byTag(stem, ext string) *Language {
+	tag := strings.TrimPrefix(filepath.Ext(stem), ".")
+	if tag == "" {
+		return nil
+	}
+	l, err := c.Lookup(tag)
+	if err != nil {
+		return nil
+	}
+	for _, e := range l.Extensions {
+		if e == ext {
+			return l
+		}
+	}
+	return nil
 }
 
 // Availability is whether a language's toolchain is installed.
@@ -305,16 +340,35 @@ func (l *Language) Probe(ctx context.Context) Availability {
 	return a
 }
 
+// ErrNotInstalled: a language's compiler, interpreter or runtime is not
+// on this host (docket langs says which; a job in it is SE).
+var ErrNotInstalled = errors.New("toolchain missing")
+
 // SandboxPath is the PATH inside the sandbox; tools must be found there.
 var SandboxPath = []string{"/usr/local/bin", "/usr/bin", "/bin", "/usr/local/go/bin"}
 
 // ToolPath finds the language's tool on the sandbox's PATH (the same
-// directories exist on the host, bound read-only).
+// directories exist on the host, bound read-only), and checks that the
+// run's interpreter or runtime is there too when it is another program
+// (mono after mcs, java after scalac, lua5.4 after luac5.4): a language
+// is available only when both are.
 func (l *Language) ToolPath() (string, error) {
-	t := l.Tool()
+	p, err := findTool(l.Tool())
+	if err != nil {
+		return "", err
+	}
+	if rt := l.Run[0]; rt != l.Tool() && !strings.HasPrefix(rt, "./") && !strings.Contains(rt, "{") {
+		if _, err := findTool(rt); err != nil {
+			return "", err
+		}
+	}
+	return p, nil
+}
+
+func findTool(t string) (string, error) {
 	if strings.Contains(t, "/") {
 		if _, err := os.Stat(t); err != nil {
-			return "", fmt.Errorf("%s is not installed: %v", t, err)
+			return "", fmt.Errorf("%w: %s is not installed: %v", ErrNotInstalled, t, err)
 		}
 		return t, nil
 	}
@@ -324,7 +378,7 @@ func (l *Language) ToolPath() (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("%s is not installed (not found in %s)", t, strings.Join(SandboxPath, ":"))
+	return "", fmt.Errorf("%w: %s is not installed (not found in %s)", ErrNotInstalled, t, strings.Join(SandboxPath, ":"))
 }
 
 // ErrFileName: a file name outside the rule of ValidFileName.

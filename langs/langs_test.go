@@ -1,6 +1,7 @@
 package langs
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -45,17 +46,93 @@ func TestBuiltinCatalog(t *testing.T) {
 	}
 }
 
+// Every built-in language is a valid entry with a version probe; ids
+// and aliases name one language each; an extension several languages
+// share goes to the documented default (docs/languages.md), and a second
+// extension naming a language that has the extension picks it.
+func TestCatalogNamesAndExtensions(t *testing.T) {
+	c := Builtin()
+	want := []string{"c", "c11", "cpp", "cpp11", "cpp14", "cpp20", "cpp23", "python3", "pypy3", "java", "kotlin", "go", "rust",
+		"javascript", "pascal", "haskell", "ocaml", "ruby", "lua", "perl", "prolog", "r", "ada", "fortran", "awk", "bash", "sh",
+		"csharp", "scala", "php"}
+	if len(c.IDs()) != len(want) {
+		t.Errorf("catalog has %v, want %v", c.IDs(), want)
+	}
+	names := map[string]string{}
+	for _, id := range want {
+		l, err := c.Lookup(id)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		if err := l.validate(); err != nil || len(l.Version) == 0 || len(l.Extensions) == 0 || l.Name == "" {
+			t.Errorf("%s: incomplete entry (%v): %+v", id, err, l)
+		}
+		for _, n := range append([]string{id}, l.Aliases...) {
+			if other, dup := names[n]; dup {
+				t.Errorf("%q names both %s and %s", n, other, id)
+			}
+			names[n] = id
+		}
+		for _, e := range l.Extensions {
+			if e != strings.ToLower(e) || !strings.HasPrefix(e, ".") {
+				t.Errorf("%s: extension %q is not a lower-case .ext", id, e)
+			}
+		}
+	}
+	for alias, id := range map[string]string{"c17": "c", "cpp17": "cpp", "c++20": "cpp20", "c++23": "cpp23", "pas": "pascal",
+		"hs": "haskell", "ml": "ocaml", "rb": "ruby", "pl": "perl", "plg": "prolog", "adb": "ada", "f95": "fortran", "cs": "csharp", "golang": "go"} {
+		if l, err := c.Lookup(alias); err != nil || l.ID != id {
+			t.Errorf("alias %s: %v %v, want %s", alias, l, err, id)
+		}
+	}
+	for file, id := range map[string]string{
+		"a.c": "c", "a.cpp": "cpp", "a.py": "python3", "a.pl": "perl", "a.plg": "prolog", "a.R": "r", "a.pas": "pascal",
+		"a.hs": "haskell", "a.ml": "ocaml", "a.rb": "ruby", "a.lua": "lua", "a.adb": "ada", "a.f90": "fortran", "a.awk": "awk",
+		"a.bash": "bash", "a.sh": "sh", "a.cs": "csharp", "Main.scala": "scala", "a.php": "php",
+		// a second extension naming a language that has the extension
+		"sum.cpp20.cpp": "cpp20", "sum.c++23.cc": "cpp23", "sum.c11.c": "c11", "sum.pypy3.py": "pypy3", "sum.prolog.pl": "prolog",
+		// ... and one that does not, or names no language: the default
+		"sum.c.cpp": "cpp", "a.b.py": "python3", "sum.java.py": "python3",
+	} {
+		l, err := c.ByExtension(file)
+		if err != nil || l.ID != id {
+			t.Errorf("%s: %v %v, want %s", file, l, err, id)
+		}
+	}
+}
+
+// A language whose compiler is there but whose runtime is not (mcs
+// without mono) is unavailable, with ErrNotInstalled naming the runtime.
+func TestToolPathNeedsRuntime(t *testing.T) {
+	l := &Language{ID: "x", Source: "x.x", Compile: []string{"sh", "-n", "{main}"}, Run: []string{"docket-no-such-runtime", "{main}"}}
+	_, err := l.ToolPath()
+	if !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "docket-no-such-runtime") {
+		t.Errorf("missing runtime: %v", err)
+	}
+	l.Run = []string{"sh", "{main}"}
+	if _, err := l.ToolPath(); err != nil {
+		t.Errorf("sh and sh: %v", err)
+	}
+	l.Compile = []string{"/nonexistent/docket-cc"}
+	if _, err := l.ToolPath(); !errors.Is(err, ErrNotInstalled) {
+		t.Errorf("missing compiler: %v", err)
+	}
+	if a := l.Probe(context.Background()); a.Available || !strings.Contains(a.Reason, "docket-cc") {
+		t.Errorf("probe of a missing compiler: %+v", a)
+	}
+}
+
 func TestOverrideFile(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "langs.yaml")
 	os.WriteFile(f, []byte(`languages:
   - id: cpp
     time_multiplier: 1.25
-  - id: lua
-    name: Lua 5.4
+  - id: lua53
+    name: Lua 5.3
     extensions: [.lua]
     source: main.lua
-    run: [lua5.4, "{main}"]
-    version: [lua5.4, -v]
+    run: [lua5.3, "{main}"]
+    version: [lua5.3, -v]
 `), 0o644)
 	c, err := Load(f)
 	if err != nil {
@@ -65,9 +142,16 @@ func TestOverrideFile(t *testing.T) {
 	if cpp.TimeMultiplier != 1.25 || len(cpp.Compile) == 0 {
 		t.Errorf("override lost fields: %+v", cpp)
 	}
-	lua, err := c.Lookup("lua")
-	if err != nil || lua.Run[0] != "lua5.4" {
+	lua, err := c.Lookup("lua53")
+	if err != nil || lua.Run[0] != "lua5.3" {
 		t.Errorf("new language: %v %+v", err, lua)
+	}
+	// An operator turns a syntax check off with an empty compile.
+	os.WriteFile(f, []byte("languages:\n  - id: python3\n    compile: []\n"), 0o644)
+	if c, err := Load(f); err != nil {
+		t.Error(err)
+	} else if py, _ := c.Lookup("python3"); py.Compiled() || len(py.Run) == 0 {
+		t.Errorf("compile: [] kept the check or lost the run: %+v", py)
 	}
 	os.WriteFile(f, []byte("languages:\n  - id: cpp\n    tme_multiplier: 2\n"), 0o644)
 	if _, err := Load(f); err == nil {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/docketjudge/docket/langs"
 )
 
 func init() {
@@ -31,25 +33,43 @@ func runLangs(args []string) int {
 	}
 	av := cat.Probe(context.Background())
 	if *asJSON {
-		type row struct {
-			ID, Name, Version, Reason string
-			Available                 bool
-			Extensions                []string
-			TimeMultiplier            float64
-		}
-		var rows []row
-		for _, a := range av {
-			rows = append(rows, row{a.Language.ID, a.Language.Name, a.Version, a.Reason, a.Available, a.Language.Extensions, a.Language.TimeMultiplier})
-		}
-		json.NewEncoder(os.Stdout).Encode(rows)
+		printLangsJSON(av)
 		return exitOK
 	}
+	printLangs(av)
+	return exitOK
+}
+
+func printLangsJSON(av []langs.Availability) {
+	type row struct {
+		ID, Name, Version, Reason string
+		Available                 bool
+		Aliases                   []string
+		Extensions                []string
+		TimeMultiplier            float64
+	}
+	rows := []row{}
 	for _, a := range av {
+		l := a.Language
+		rows = append(rows, row{l.ID, l.Name, a.Version, a.Reason, a.Available, l.Aliases, l.Extensions, l.TimeMultiplier})
+	}
+	json.NewEncoder(os.Stdout).Encode(rows)
+}
+
+// printLangs writes one line a language: id, name, extensions, aliases,
+// time multiplier, then the version or why it is unavailable.
+func printLangs(av []langs.Availability) {
+	fmt.Printf("%-11s %-22s %-18s %-16s %-5s %s\n", "ID", "NAME", "EXTENSIONS", "ALIASES", "TIME", "VERSION")
+	for _, a := range av {
+		l := a.Language
 		state := a.Version
 		if !a.Available {
 			state = "UNAVAILABLE: " + a.Reason
 		}
-		fmt.Printf("%-11s %-24s %-16s x%-4g %s\n", a.Language.ID, a.Language.Name, strings.Join(a.Language.Extensions, " "), a.Language.TimeMultiplier, state)
+		aliases := strings.Join(l.Aliases, " ")
+		if aliases == "" {
+			aliases = "-"
+		}
+		fmt.Printf("%-11s %-22s %-18s %-16s x%-4g %s\n", l.ID, l.Name, strings.Join(l.Extensions, " "), aliases, l.TimeMultiplier, state)
 	}
-	return exitOK
 }

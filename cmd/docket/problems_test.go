@@ -87,13 +87,35 @@ func TestEveryLanguage(t *testing.T) {
 	needRoot(t)
 	bin := docketBinary(t)
 	env := append(os.Environ(), "DOCKET_SANDBOX_DIR="+t.TempDir())
+	files := map[string]string{}
 	for lang, file := range map[string]string{
 		"c": "main.c", "cpp": "main.cpp", "cpp20": "main.cpp", "python3": "main.py", "pypy3": "main.py",
 		"java": "Solution.java", "kotlin": "main.kt", "go": "main.go", "rust": "main.rs", "javascript": "main.js",
+		"c11": "main.c", "cpp11": "main.cpp", "cpp14": "main.cpp", "cpp23": "main.cpp",
 	} {
+		files[lang] = "testdata/aplusb/" + file
+	}
+	// The rest: the accepted submissions of the languages example problem.
+	for lang, file := range map[string]string{
+		"pascal": "sum.pas", "haskell": "sum.hs", "ocaml": "sum.ml", "ruby": "sum.rb", "lua": "sum.lua", "perl": "sum.pl",
+		"prolog": "sum.plg", "r": "sum.R", "ada": "sum.adb", "fortran": "sum.f95", "awk": "sum.awk", "bash": "sum.bash",
+		"sh": "sum.sh", "csharp": "sum.cs", "scala": "Main.scala", "php": "sum.php",
+	} {
+		files[lang] = "../../problems/languages/submissions/accepted/" + file
+	}
+	cat, _, err := loadCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range cat.IDs() {
+		if files[id] == "" {
+			t.Errorf("language %s has no a+b program here", id)
+		}
+	}
+	for lang, file := range files {
 		t.Run(lang, func(t *testing.T) {
 			t.Parallel()
-			cmd := exec.Command(bin, "run", "--json", "--lang", lang, "--problem", "../../problems/aplusb", "testdata/aplusb/"+file)
+			cmd := exec.Command(bin, "run", "--json", "--lang", lang, "--problem", "../../problems/aplusb", file)
 			cmd.Env = env
 			out, err := cmd.Output()
 			if err != nil {

@@ -1,0 +1,4 @@
+use strict;
+use warnings;
+my ($a, $b) = split ' ', <STDIN>;
+print $a + $b, "\n";

@@ -1,0 +1,2 @@
+read a b
+echo $((a + b))

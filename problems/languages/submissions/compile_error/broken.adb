@@ -1,0 +1,4 @@
+procedure Broken is
+begin
+   null
+end Broken;

@@ -1,0 +1,3 @@
+public class Broken {
+    public static void Main() { System.Console.WriteLine(1 +); }
+}

@@ -1,0 +1,3 @@
+program broken
+  print *, (1 +
+end program broken

@@ -1,0 +1,4 @@
+program Broken;
+begin
+  WriteLn(1 +)
+end.

@@ -1,0 +1,3 @@
+def main
+  puts 1 +
+end end

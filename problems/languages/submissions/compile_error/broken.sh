@@ -1,0 +1,2 @@
+case x in
+  x) echo 1
