@@ -29,6 +29,7 @@ func runSubmit(args []string) int {
 	follow := fs.Bool("follow", false, "stream the submission's events; exit 0 on AC, 1 otherwise")
 	tl := fs.Duration("time-limit", 0, "override the problem's time limit")
 	timeout := fs.Duration("timeout", 10*time.Minute, "--follow: give up after this long")
+	retry := fs.Duration("retry", 0, "retry a failed publish for this long (default DOCKET_SUBMIT_RETRY, 30s; 0: publish once)")
 	fs.Usage = func() {
 		fmt.Fprintf(os.Stderr, "usage: docket submit --problem ID [--lang L] [--queue Q] [--id ID] [--follow] FILE...\n\nflags:\n")
 		fs.PrintDefaults()
@@ -71,17 +72,28 @@ func runSubmit(args []string) int {
 		job.Limits = &worker.JobLimits{TimeMs: int(tl.Milliseconds())}
 	}
 	body, _ := json.Marshal(job)
+	if err := checkJobSize(sub.Files, body, qe.MaxSource, 0); err != nil {
+		fmt.Fprintln(os.Stderr, "docket submit:", err)
+		return exitUsage
+	}
 	nc, err := qe.connect("docket-submit")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket submit:", err)
 		return exitSystem
 	}
 	defer nc.Close()
+	if err := checkJobSize(nil, body, 0, nc.MaxPayload()); err != nil {
+		fmt.Fprintln(os.Stderr, "docket submit:", err)
+		return exitUsage
+	}
 	js, _ := jsFor(nc)
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	subj := worker.Subjects{Prefix: qe.SubjectPrefix}
-	if _, err := js.Publish(ctx, subj.Jobs(*queue), body, jetstream.WithMsgID(*id)); err != nil {
+	if !flagSet(fs, "retry") {
+		*retry = qe.SubmitRetry
+	}
+	if err := publishJob(ctx, js, subj.Jobs(*queue), body, *id, *retry, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "docket submit: publish:", err)
 		return exitSystem
 	}
