@@ -49,6 +49,9 @@ type Config struct {
 	// Feedback is the default feedback policy, for jobs and packages that
 	// set none (DOCKET_FEEDBACK_POLICY); "" is problem.DefaultFeedback.
 	Feedback problem.FeedbackPolicy
+	// UnservedWait: a job on a queue no consumer serves is answered SE
+	// after waiting this long (unserved.go); DefaultUnservedWait when 0.
+	UnservedWait time.Duration
 }
 
 func (c *Config) defaults() {
@@ -66,6 +69,9 @@ func (c *Config) defaults() {
 	}
 	if c.MaxSource <= 0 {
 		c.MaxSource = DefaultMaxSource
+	}
+	if c.UnservedWait <= 0 {
+		c.UnservedWait = DefaultUnservedWait
 	}
 	if c.Grace <= 0 {
 		c.Grace = 30 * time.Second
@@ -189,6 +195,10 @@ func (w *Worker) Run(ctx context.Context) error {
 		return err
 	}
 	defer adv.Unsubscribe()
+	sweepCtx, stopSweep := context.WithCancel(context.Background())
+	swept := make(chan struct{})
+	go func() { defer close(swept); w.sweepUnserved(sweepCtx) }()
+	defer func() { stopSweep(); <-swept }()
 	w.ready.Store(true)
 	defer w.ready.Store(false)
 	if w.cfg.Mode == ModeCapacityTest {

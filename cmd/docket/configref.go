@@ -74,6 +74,7 @@ var envGroups = []envGroup{
 			"DOCKET_METRICS_ADDR":        {"worker"},
 			"DOCKET_MAX_SOURCE_BYTES":    {"worker", "serve", "submit"},
 			"DOCKET_SUBMIT_RETRY":        {"submit"},
+			"DOCKET_UNSERVED_AFTER":      {"worker", "serve"},
 			"DOCKET_PROBLEM_CACHE_BYTES": {"worker", "serve"},
 			"DOCKET_LOG_LEVEL":           {"worker", "serve", "bridge"},
 		},
