@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,5 +149,27 @@ func TestSubmitRetriesPublish(t *testing.T) {
 	code, stderr = runSubmitCmd(t, bin, url, []string{"DOCKET_SUBJECT_PREFIX=elsewhere"}, "--problem", "aplusb", "--retry", "1s", src)
 	if code != exitSystem || !strings.Contains(stderr, "gave up after ") || !strings.Contains(stderr, "attempts in 1s") || time.Since(start) > 30*time.Second {
 		t.Errorf("no stream: exit %d after %v, stderr %q; want %d, giving up after 1s", code, time.Since(start), stderr, exitSystem)
+	}
+}
+
+// The local size check: sources against DOCKET_MAX_SOURCE_BYTES, the
+// whole job against max_payload, both refusals matchable.
+func TestCheckJobSize(t *testing.T) {
+	files := map[string][]byte{"a.c": make([]byte, 100), "b.h": make([]byte, 28)}
+	for _, tc := range []struct {
+		maxSource  int
+		body       int
+		maxPayload int64
+		refused    bool
+	}{
+		{128, 600, 1000, false},
+		{127, 600, 1000, true},  // the sources, together, one byte over
+		{128, 1001, 1000, true}, // escaping made the JSON too big
+		{0, 1000, 0, false},     // no limits known
+	} {
+		err := checkJobSize(files, make([]byte, tc.body), tc.maxSource, tc.maxPayload)
+		if errors.Is(err, errJobTooLarge) != tc.refused || (err != nil && !tc.refused) {
+			t.Errorf("max source %d, body %d, max payload %d: %v; refused want %v", tc.maxSource, tc.body, tc.maxPayload, err, tc.refused)
+		}
 	}
 }
