@@ -97,6 +97,7 @@ func TestSubmitRefusesOversizeLocally(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "over DOCKET_MAX_SOURCE_BYTES (131072); nothing was published") {
 		t.Errorf("source over the default limit: exit %d, stderr %q; want %d and a clear refusal", code, stderr, exitUsage)
 	}
+	t.Logf("source over the limit: exit %d: %s", code, stderr)
 	// Allowed by the limit, but 1.5 MiB of JSON: over the server's 1 MiB.
 	huge := write("huge.cpp", 1536<<10)
 	code, stderr = runSubmitCmd(t, bin, url, []string{"DOCKET_MAX_SOURCE_BYTES=4194304"}, "--problem", "aplusb", huge)
@@ -136,6 +137,7 @@ func TestSubmitRetriesPublish(t *testing.T) {
 	if code != exitOK || !strings.Contains(stderr, "publish failed: ") || !strings.Contains(stderr, "retrying (1), up to 20s") {
 		t.Fatalf("exit %d, stderr %q; want success after saying it retries", code, stderr)
 	}
+	t.Logf("docket submit while no stream stores the subject, then one does:\n%s", stderr)
 	s, _ := js.Stream(context.Background(), worker.JobsStream)
 	m, err := s.GetLastMsgForSubject(context.Background(), worker.Subjects{Prefix: "docket"}.Jobs("default"))
 	if err != nil {
