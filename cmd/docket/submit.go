@@ -64,14 +64,7 @@ func runSubmit(args []string) int {
 		fmt.Fprintln(os.Stderr, "docket submit: --id must be 1-128 characters of [A-Za-z0-9_-]")
 		return exitUsage
 	}
-	job := worker.Job{V: 1, SubmissionID: *id, Problem: *prob, Language: sub.Language, Files: map[string]string{}}
-	for n, b := range sub.Files {
-		job.Files[n] = string(b)
-	}
-	if *tl > 0 {
-		job.Limits = &worker.JobLimits{TimeMs: int(tl.Milliseconds())}
-	}
-	body, _ := json.Marshal(job)
+	body := submissionJob(sub, *id, *prob, *tl)
 	if err := checkJobSize(sub.Files, body, qe.MaxSource, 0); err != nil {
 		fmt.Fprintln(os.Stderr, "docket submit:", err)
 		return exitUsage
@@ -111,6 +104,19 @@ func runSubmit(args []string) int {
 		return exitOK
 	}
 	return exitFailed
+}
+
+// submissionJob is the job of a submission read from files, as JSON.
+func submissionJob(sub verdict.Submission, id, prob string, timeLimit time.Duration) []byte {
+	job := worker.Job{V: 1, SubmissionID: id, Problem: prob, Language: sub.Language, Files: map[string]string{}}
+	for n, b := range sub.Files {
+		job.Files[n] = string(b)
+	}
+	if timeLimit > 0 {
+		job.Limits = &worker.JobLimits{TimeMs: int(timeLimit.Milliseconds())}
+	}
+	body, _ := json.Marshal(job)
+	return body
 }
 
 // followEvents prints a submission's events until its final one.
