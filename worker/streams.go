@@ -35,7 +35,10 @@ func (o *StreamOptions) defaults() {
 	}
 }
 
-// EnsureStreams creates or updates the three streams and the problem
+// DeadLetterMaxMsgs bounds the dead-letter stream (oldest out).
+const DeadLetterMaxMsgs = 100000
+
+// EnsureStreams creates or updates the four streams and the problem
 // bucket; every worker (and serve) calls it at start, idempotently.
 func EnsureStreams(ctx context.Context, js jetstream.JetStream, o StreamOptions) error {
 	o.defaults()
@@ -48,6 +51,11 @@ func EnsureStreams(ctx context.Context, js jetstream.JetStream, o StreamOptions)
 		{Name: ResultsStream, Subjects: []string{o.Prefix + ".results.>"}, Retention: jetstream.LimitsPolicy,
 			Storage: jetstream.FileStorage, Replicas: o.Replicas, MaxAge: o.ResultsAge, MaxMsgsPerSubject: 1,
 			Discard: jetstream.DiscardOld, Duplicates: min(o.DedupWindow, o.ResultsAge), AllowDirect: true},
+		// Answers to jobs that name no valid id: kept as long as results,
+		// bounded in number so that a flood of garbage cannot fill the disk.
+		{Name: DeadLetterStream, Subjects: []string{Subjects{o.Prefix}.DeadLetter()}, Retention: jetstream.LimitsPolicy,
+			Storage: jetstream.FileStorage, Replicas: o.Replicas, MaxAge: o.ResultsAge, MaxMsgs: DeadLetterMaxMsgs,
+			Discard: jetstream.DiscardOld, Duplicates: min(o.DedupWindow, o.ResultsAge)},
 	}
 	for _, c := range cfgs {
 		if _, err := js.CreateOrUpdateStream(ctx, c); err != nil {

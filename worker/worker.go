@@ -18,6 +18,14 @@ import (
 	"github.com/rs/zerolog"
 )
 
+// DefaultMaxSource is the default bound on a job's source bytes (all its
+// files). A NATS message is at most the server's max_payload, 1 MiB by
+// default, and JSON may spell one source byte in six (\u0000, and \ufffd
+// for invalid UTF-8), so a 1 MiB bound could never be reached: the client
+// refuses the message first. 128 KiB stays under 1 MiB in the worst case
+// (768 KiB) with room for the rest of the job.
+const DefaultMaxSource = 128 << 10
+
 // Config is one worker's configuration (the process-wide parts come from
 // the environment in cmd/docket).
 type Config struct {
@@ -28,7 +36,7 @@ type Config struct {
 	MaxDeliver  int
 	BackOff     []time.Duration
 	Replicas    int
-	MaxSource   int           // bytes of source per job
+	MaxSource   int           // bytes of source per job; DefaultMaxSource when 0
 	Grace       time.Duration // SIGTERM: time to finish the current job
 	FetchWait   time.Duration // one pull request's expiry
 	CacheDir    string        // unpacked packages
@@ -41,6 +49,9 @@ type Config struct {
 	// Feedback is the default feedback policy, for jobs and packages that
 	// set none (DOCKET_FEEDBACK_POLICY); "" is problem.DefaultFeedback.
 	Feedback problem.FeedbackPolicy
+	// UnservedWait: a job on a queue no consumer serves is answered SE
+	// after waiting this long (unserved.go); DefaultUnservedWait when 0.
+	UnservedWait time.Duration
 }
 
 func (c *Config) defaults() {
@@ -57,7 +68,10 @@ func (c *Config) defaults() {
 		c.MaxDeliver = 5
 	}
 	if c.MaxSource <= 0 {
-		c.MaxSource = 1 << 20
+		c.MaxSource = DefaultMaxSource
+	}
+	if c.UnservedWait <= 0 {
+		c.UnservedWait = DefaultUnservedWait
 	}
 	if c.Grace <= 0 {
 		c.Grace = 30 * time.Second
@@ -181,6 +195,10 @@ func (w *Worker) Run(ctx context.Context) error {
 		return err
 	}
 	defer adv.Unsubscribe()
+	sweepCtx, stopSweep := context.WithCancel(context.Background())
+	swept := make(chan struct{})
+	go func() { defer close(swept); w.sweepUnserved(sweepCtx) }()
+	defer func() { stopSweep(); <-swept }()
 	w.ready.Store(true)
 	defer w.ready.Store(false)
 	if w.cfg.Mode == ModeCapacityTest {
@@ -234,14 +252,7 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 		attempt = int(md.NumDelivered)
 	}
 	job, derr := DecodeJob(msg.Data(), w.cfg.MaxSource)
-	if derr != nil && !ValidID(job.SubmissionID) {
-		// Unreadable JSON: the backend's Nats-Msg-Id is the submission id
-		// (docs/protocol.md), so the error result still reaches it.
-		if h := msg.Headers(); h != nil && ValidID(h.Get("Nats-Msg-Id")) && job.SubmissionID == "" {
-			job.SubmissionID = h.Get("Nats-Msg-Id")
-		}
-	}
-	log := w.cfg.Logger.With().Str("submission_id", job.SubmissionID).Int("attempt", attempt).Logger()
+	log := w.cfg.Logger.With().Str("submission_id", answerID(job, msg.Headers())).Int("attempt", attempt).Logger()
 	if md != nil && attempt > 1 {
 		m.redelivered()
 	}
@@ -249,23 +260,7 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 		m.queueWait(time.Since(md.Timestamp))
 	}
 	if derr != nil {
-		var pe *PoisonError
-		errors.As(derr, &pe)
-		log.Warn().Str("error", pe.Msg).Msg("job can never succeed: final error result, terminated")
-		if ValidID(job.SubmissionID) {
-			res := &verdict.Result{V: 1, SubmissionID: job.SubmissionID, Verdict: pe.Verdict, Error: pe.Msg, Tests: []verdict.TestResult{}, Groups: []verdict.GroupResult{},
-				FeedbackPolicy: w.earlyFeedback(job)}
-			if pe.Verdict == verdict.CE {
-				res.Compile.Log = pe.Msg
-			}
-			if err := w.finish(context.Background(), job.SubmissionID, attempt, res, 1); err != nil {
-				log.Error().Err(err).Msg("could not store the error result; nak")
-				msg.NakWithDelay(5 * time.Second)
-				return
-			}
-		}
-		msg.TermWithReason(truncate(pe.Msg, 200))
-		m.judged(string(pe.Verdict), job.Language)
+		w.endPoisoned(log, msg, storedFromMsg(msg, md), job, attempt, derr)
 		return
 	}
 	// A result or final event already stored: a redelivery of a judged job
@@ -370,6 +365,23 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 	w.pause.ok()
 	m.judged(string(res.Verdict), job.Language)
 	log.Info().Str("verdict", string(res.Verdict)).Float64("score", res.Score).Dur("took", time.Since(start)).Msg("judged")
+}
+
+// endPoisoned answers a job that can never succeed (answerFinal: its id,
+// else its Nats-Msg-Id, else a dead letter) and terminates it. A failed
+// store naks it instead, so that the answer is tried again.
+func (w *Worker) endPoisoned(log zerolog.Logger, msg jetstream.Msg, sj storedJob, job *Job, attempt int, derr error) {
+	var pe *PoisonError
+	errors.As(derr, &pe)
+	where, err := w.answerFinal(context.Background(), sj, job, attempt, pe.Verdict, pe.Msg)
+	if err != nil {
+		log.Error().Err(err).Str("error", pe.Msg).Msg("could not store the error result; nak")
+		msg.NakWithDelay(5 * time.Second)
+		return
+	}
+	log.Warn().Str("error", pe.Msg).Str("answered_on", where).Msg("job can never succeed: final error result stored, job terminated")
+	msg.TermWithReason(truncate(pe.Msg, 200))
+	w.cfg.Metrics.judged(string(pe.Verdict), job.Language)
 }
 
 // judgeJob resolves the problem and judges (in ModeCapacityTest, resolves
@@ -497,15 +509,13 @@ func (w *Worker) watchMaxDeliveries() (*nats.Subscription, error) {
 			return // another worker handled it
 		}
 		job, _ := DecodeJob(raw.Data, 0)
-		if ValidID(job.SubmissionID) {
-			res := &verdict.Result{V: 1, SubmissionID: job.SubmissionID, Verdict: verdict.SE,
-				Error:          fmt.Sprintf("gave up after %d attempts: every worker that took this job failed to finish it", adv.Deliveries),
-				FeedbackPolicy: w.earlyFeedback(job)}
-			if err := w.finish(ctx, job.SubmissionID, int(adv.Deliveries), res, 1); err != nil {
-				return
-			}
-			w.cfg.Logger.Warn().Str("submission_id", job.SubmissionID).Uint64("attempts", adv.Deliveries).Msg("max deliveries reached: final SE result")
+		reason := fmt.Sprintf("gave up after %d attempts: every worker that took this job failed to finish it", adv.Deliveries)
+		where, err := w.answerFinal(ctx, storedFromRaw(raw), job, int(adv.Deliveries), verdict.SE, reason)
+		if err != nil {
+			return
 		}
+		w.cfg.Logger.Warn().Str("submission_id", answerID(job, raw.Header)).Uint64("attempts", adv.Deliveries).Str("answered_on", where).
+			Msg("max deliveries reached: final SE result")
 		s.DeleteMsg(ctx, adv.StreamSeq)
 	})
 }

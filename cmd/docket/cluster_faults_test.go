@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,7 +31,9 @@ func inlineBurst(f *clusterFixture, prefix string) []string {
 
 // SIGKILL the leader of DOCKET_JOBS, then, once the killed node is back
 // and caught up, the leader of DOCKET_RESULTS; restart it and let it
-// catch up.
+// catch up. Across the first kill, docket submit processes publish more
+// submissions: each must be enqueued (it retries a failed publish with the
+// same Nats-Msg-Id) and get exactly one result.
 func TestClusterLeaderKill(t *testing.T) {
 	f := newClusterFixture(t, "10s", natscluster.Options{}, nil)
 	f.startWorker("w0", 0)
@@ -43,6 +47,11 @@ func TestClusterLeaderKill(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var cli *cliSubmits
+		if stream == worker.JobsStream {
+			cli = f.startCLISubmits("lead-cli", 3, 40)
+			time.Sleep(300 * time.Millisecond) // some in flight at the kill
+		}
 		fault := time.Now()
 		f.c.Kill(leader)
 		next, err := f.c.Leader(ctx, f.js, stream)
@@ -50,6 +59,10 @@ func TestClusterLeaderKill(t *testing.T) {
 			t.Fatal(err)
 		}
 		elected := time.Since(fault)
+		if cli != nil {
+			time.Sleep(time.Second) // and some after the election
+			ids = append(ids, cli.finish(t)...)
+		}
 		before := f.results.count()
 		f.waitResults(before+1, 2*time.Minute)
 		t.Logf("SIGKILL %s (leader of %s) after %d results: new leader %s after %v",
@@ -296,6 +309,74 @@ func TestClusterCacheFull(t *testing.T) {
 	f.results.mu.Unlock()
 	t.Logf("%d jobs given back by the full worker and judged on a later attempt", given)
 	f.recovery("freeing the cache disk", freed)
+}
+
+// cliSubmits runs docket submit processes, one after another in each of
+// a few lanes, each lane connecting to the nodes in its own order.
+type cliSubmits struct {
+	stop chan struct{}
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	runs []cliRun
+}
+
+type cliRun struct {
+	id  string
+	err error
+	out string
+}
+
+// startCLISubmits starts lanes of at most perLane submissions each of
+// problem "one", ids prefix-LANE-N, until finish.
+func (f *clusterFixture) startCLISubmits(prefix string, lanes, perLane int) *cliSubmits {
+	src := filepath.Join(f.t.TempDir(), "main.py")
+	if err := os.WriteFile(src, []byte(pyAplusb["main.py"]), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	c := &cliSubmits{stop: make(chan struct{})}
+	for l := range lanes {
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			for n := 0; n < perLane; n++ {
+				select {
+				case <-c.stop:
+					return
+				default:
+				}
+				id := fmt.Sprintf("%s-%d-%d", prefix, l, n)
+				cmd := exec.Command(f.bin, "submit", "--problem", "one", "--lang", "python3", "--id", id, src)
+				cmd.Env = append(append([]string{}, f.env...), "DOCKET_NATS_URL="+f.c.URLsFrom(l))
+				out, err := cmd.CombinedOutput()
+				c.mu.Lock()
+				c.runs = append(c.runs, cliRun{id: id, err: err, out: string(out)})
+				c.mu.Unlock()
+			}
+		}()
+	}
+	return c
+}
+
+// finish stops the lanes, waits for the submissions in flight, fails the
+// test for each that was not enqueued, and returns every id.
+func (c *cliSubmits) finish(t *testing.T) []string {
+	t.Helper()
+	close(c.stop)
+	c.wg.Wait()
+	var ids []string
+	retried := 0
+	for _, r := range c.runs {
+		if r.err != nil {
+			t.Errorf("docket submit %s: %v: the submission was not enqueued:\n%s", r.id, r.err, r.out)
+			continue
+		}
+		ids = append(ids, r.id)
+		if strings.Contains(r.out, "retrying (") {
+			retried++
+		}
+	}
+	t.Logf("%d submissions through docket submit across the fault: %d enqueued, %d of them after retrying a failed publish", len(c.runs), len(ids), retried)
+	return ids
 }
 
 // waitFetching waits until a worker says it fetches jobs.

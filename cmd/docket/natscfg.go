@@ -30,7 +30,9 @@ type queueEnv struct {
 	Replicas      int             `envconfig:"REPLICAS" default:"1" desc:"stream replicas: 1 on one server, 3 on a cluster"`
 	Grace         time.Duration   `envconfig:"GRACE" default:"30s" desc:"SIGTERM: time to finish the current job before giving it back"`
 	MetricsAddr   string          `envconfig:"METRICS_ADDR" default:"127.0.0.1:9090" desc:"worker /metrics, /livez, /readyz (empty: off)"`
-	MaxSource     int             `envconfig:"MAX_SOURCE_BYTES" default:"1048576" desc:"largest submission (all files) accepted"`
+	MaxSource     int             `envconfig:"MAX_SOURCE_BYTES" default:"131072" desc:"largest submission (all files) accepted: workers answer a larger one CE, docket submit refuses it; keep it under a sixth of the NATS server's max_payload (JSON may spell a byte in six)"`
+	UnservedWait  time.Duration   `envconfig:"UNSERVED_AFTER" default:"10m" desc:"a job on a queue that no worker has ever served (a typo: docket.jobs.defualt) is answered SE after waiting this long and removed"`
+	SubmitRetry   time.Duration   `envconfig:"SUBMIT_RETRY" default:"30s" desc:"docket submit: how long to retry a failed publish (same Nats-Msg-Id, so never enqueued twice) before giving up; 0: publish once"`
 	CacheBytes    int64           `envconfig:"PROBLEM_CACHE_BYTES" default:"4294967296" desc:"size bound of the unpacked problem cache"`
 	LogLevel      string          `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn, error"`
 }

@@ -30,6 +30,7 @@ func runSubmit(args []string) int {
 	tl := fs.Duration("time-limit", 0, "override the problem's time limit")
 	entry := fs.String("entry", "", "entry point: the main source file, or for Java and Kotlin the main class")
 	timeout := fs.Duration("timeout", 10*time.Minute, "--follow: give up after this long")
+	retry := fs.Duration("retry", 0, "retry a failed publish for this long (default DOCKET_SUBMIT_RETRY, 30s; 0: publish once)")
 	fs.Usage = func() {
 		fmt.Fprintf(os.Stderr, "usage: docket submit --problem ID [--lang L] [--entry NAME] [--queue Q] [--id ID] [--follow] FILE...\n\nflags:\n")
 		fs.PrintDefaults()
@@ -64,25 +65,29 @@ func runSubmit(args []string) int {
 		fmt.Fprintln(os.Stderr, "docket submit: --id must be 1-128 characters of [A-Za-z0-9_-]")
 		return exitUsage
 	}
-	job := worker.Job{V: 1, SubmissionID: *id, Problem: *prob, Language: sub.Language, Files: map[string]string{}, EntryPoint: *entry}
-	for n, b := range sub.Files {
-		job.Files[n] = string(b)
+	body := submissionJob(sub, *id, *prob, *entry, *tl)
+	if err := checkJobSize(sub.Files, body, qe.MaxSource, 0); err != nil {
+		fmt.Fprintln(os.Stderr, "docket submit:", err)
+		return exitUsage
 	}
-	if *tl > 0 {
-		job.Limits = &worker.JobLimits{TimeMs: int(tl.Milliseconds())}
-	}
-	body, _ := json.Marshal(job)
 	nc, err := qe.connect("docket-submit")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket submit:", err)
 		return exitSystem
 	}
 	defer nc.Close()
+	if err := checkJobSize(nil, body, 0, nc.MaxPayload()); err != nil {
+		fmt.Fprintln(os.Stderr, "docket submit:", err)
+		return exitUsage
+	}
 	js, _ := jsFor(nc)
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	subj := worker.Subjects{Prefix: qe.SubjectPrefix}
-	if _, err := js.Publish(ctx, subj.Jobs(*queue), body, jetstream.WithMsgID(*id)); err != nil {
+	if !flagSet(fs, "retry") {
+		*retry = qe.SubmitRetry
+	}
+	if err := publishJob(ctx, js, subj.Jobs(*queue), body, *id, *retry, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "docket submit: publish:", err)
 		return exitSystem
 	}
@@ -100,6 +105,19 @@ func runSubmit(args []string) int {
 		return exitOK
 	}
 	return exitFailed
+}
+
+// submissionJob is the job of a submission read from files, as JSON.
+func submissionJob(sub verdict.Submission, id, prob, entry string, timeLimit time.Duration) []byte {
+	job := worker.Job{V: 1, SubmissionID: id, Problem: prob, Language: sub.Language, Files: map[string]string{}, EntryPoint: entry}
+	for n, b := range sub.Files {
+		job.Files[n] = string(b)
+	}
+	if timeLimit > 0 {
+		job.Limits = &worker.JobLimits{TimeMs: int(timeLimit.Milliseconds())}
+	}
+	body, _ := json.Marshal(job)
+	return body
 }
 
 // followEvents prints a submission's events until its final one.

@@ -175,6 +175,7 @@ func newWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, j *verdict.Judge
 		AckWait: qe.AckWait, MaxDeliver: qe.MaxDeliver, BackOff: qe.BackOff, Replicas: qe.Replicas, MaxSource: qe.MaxSource,
 		Grace: qe.Grace, CacheDir: filepath.Join(le.CacheDir, "problems"), CacheBytes: qe.CacheBytes,
 		InlineDir: le.WorkDir, Logger: log, Metrics: m, EnsureInfra: true, Mode: mode, Feedback: fb,
+		UnservedWait: qe.UnservedWait,
 	}
 	// A cluster in the middle of an election can let the streams' set-up
 	// time out; a few tries spare the worker a restart by its supervisor.
