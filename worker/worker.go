@@ -561,3 +561,8 @@ func (e *events) Test(i, n int, t verdict.TestResult) {
 	tt := t
 	e.publish(Event{Type: "test", Test: &tt, Index: i, Total: n})
 }
+
+func (e *events) Group(g verdict.GroupResult) {
+	gg := g
+	e.publish(Event{Type: "group", Group: &gg})
+}
