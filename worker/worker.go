@@ -253,11 +253,7 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 		errors.As(derr, &pe)
 		log.Warn().Str("error", pe.Msg).Msg("job can never succeed: final error result, terminated")
 		if ValidID(job.SubmissionID) {
-			res := &verdict.Result{V: 1, SubmissionID: job.SubmissionID, Verdict: pe.Verdict, Error: pe.Msg, Tests: []verdict.TestResult{}, Groups: []verdict.GroupResult{},
-				FeedbackPolicy: w.earlyFeedback(job)}
-			if pe.Verdict == verdict.CE {
-				res.Compile.Log = pe.Msg
-			}
+			res := w.errorResult(job, pe.Verdict, pe.Msg, attempt)
 			if err := w.finish(context.Background(), job.SubmissionID, attempt, res, 1); err != nil {
 				log.Error().Err(err).Msg("could not store the error result; nak")
 				msg.NakWithDelay(5 * time.Second)
@@ -265,7 +261,7 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 			}
 		}
 		msg.TermWithReason(truncate(pe.Msg, 200))
-		m.judged(string(pe.Verdict), job.Language)
+		m.judged(string(pe.Verdict), w.languageLabel(job.Language))
 		return
 	}
 	// A result or final event already stored: a redelivery of a judged job
@@ -332,8 +328,7 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 	if err != nil {
 		var pe *PoisonError
 		if errors.As(err, &pe) {
-			res = &verdict.Result{V: 1, SubmissionID: job.SubmissionID, Verdict: pe.Verdict, Error: pe.Msg, Tests: []verdict.TestResult{}, Groups: []verdict.GroupResult{},
-				FeedbackPolicy: w.earlyFeedback(job)}
+			res = w.errorResult(job, pe.Verdict, pe.Msg, attempt)
 		} else {
 			// Local to this worker (its problem cache cannot be written,
 			// e.g. a full disk): give the job back for another worker; it
@@ -368,7 +363,7 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 		log.Warn().Err(err).Msg("ack failed (the result is stored; a redelivery will be acked)")
 	}
 	w.pause.ok()
-	m.judged(string(res.Verdict), job.Language)
+	m.judged(string(res.Verdict), w.languageLabel(job.Language))
 	log.Info().Str("verdict", string(res.Verdict)).Float64("score", res.Score).Dur("took", time.Since(start)).Msg("judged")
 }
 
@@ -498,9 +493,7 @@ func (w *Worker) watchMaxDeliveries() (*nats.Subscription, error) {
 		}
 		job, _ := DecodeJob(raw.Data, 0)
 		if ValidID(job.SubmissionID) {
-			res := &verdict.Result{V: 1, SubmissionID: job.SubmissionID, Verdict: verdict.SE,
-				Error:          fmt.Sprintf("gave up after %d attempts: every worker that took this job failed to finish it", adv.Deliveries),
-				FeedbackPolicy: w.earlyFeedback(job)}
+			res := w.errorResult(job, verdict.SE, fmt.Sprintf("gave up after %d attempts: every worker that took this job failed to finish it", adv.Deliveries), int(adv.Deliveries))
 			if err := w.finish(ctx, job.SubmissionID, int(adv.Deliveries), res, 1); err != nil {
 				return
 			}

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"math/rand"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docketjudge/docket/langs"
+	"github.com/docketjudge/docket/worker"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// pushProblem pushes an example problem into the fixture's store.
+func (f *queueFixture) pushProblem(name string) {
+	f.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, _, err := worker.Push(ctx, f.js, "../../problems/"+name); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// pushBroken stores a package that will not load (its problem.yaml is
+// not YAML) under id, past Push's validation, as a store written by
+// another tool could hold.
+func (f *queueFixture) pushBroken(id string) {
+	f.t.Helper()
+	dir := filepath.Join(f.t.TempDir(), id)
+	copyTree(f.t, "../../problems/aplusb", dir)
+	os.RemoveAll(filepath.Join(dir, "submissions"))
+	if err := os.WriteFile(filepath.Join(dir, "problem.yaml"), []byte("name: [unclosed\n"), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	data, err := worker.PackTar(dir)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	obs, err := f.js.ObjectStore(ctx, worker.ProblemBucket)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if _, err := obs.Put(ctx, jetstream.ObjectMeta{Name: id, Metadata: map[string]string{"problem_digest": "sha256:broken"}}, bytes.NewReader(data)); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// A scoring problem's groups each get a `group` event when they finish:
+// the very entry the result's groups hold, after that group's tests and
+// before the final event.
+func TestGroupEventsCarryScoreAndVerdict(t *testing.T) {
+	f := newQueueFixture(t, "10s")
+	f.pushProblem("scoring-groups")
+	src, err := os.ReadFile("../../problems/scoring-groups/submissions/partially_accepted/sum32.cpp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.startWorker("w1")
+	f.submit("groups-1", "scoring-groups", "cpp", map[string]string{"sum32.cpp": string(src)})
+	f.result("groups-1", 90*time.Second)
+	evs := f.events("groups-1")
+	var res *worker.Event
+	var groups []worker.Event
+	lastTestOf := map[string]int{}
+	for i, e := range evs {
+		switch e.Type {
+		case "group":
+			groups = append(groups, e)
+			if e.Group == nil || e.FeedbackPolicy == "" {
+				t.Errorf("group event %d without its group or policy: %+v", e.Seq, e)
+				continue
+			}
+			if last, ok := lastTestOf[e.Group.Name]; !ok || last > i {
+				t.Errorf("group %s announced before its tests finished", e.Group.Name)
+			}
+		case "test":
+			for g := e.Test.Group; g != ""; g = parentGroup(g) {
+				lastTestOf[g] = i
+			}
+		case "final":
+			res = &evs[i]
+		}
+	}
+	if res == nil || res.Result == nil {
+		t.Fatalf("no final event: %+v", evs)
+	}
+	if len(groups) == 0 || len(groups) != len(res.Result.Groups) {
+		t.Fatalf("%d group events, %d groups in the result", len(groups), len(res.Result.Groups))
+	}
+	for i, g := range groups {
+		if *g.Group != res.Result.Groups[i] {
+			t.Errorf("group event %d: %+v, the result says %+v", i, *g.Group, res.Result.Groups[i])
+		}
+	}
+	byName := map[string]float64{}
+	for _, g := range groups {
+		byName[g.Group.Name] = g.Group.Score
+	}
+	// sum32 overflows on group2's large numbers: 30 of 100.
+	if byName["secret/group1"] != 30 || byName["secret/group2"] != 0 || res.Result.Score != 30 || res.Result.MaxScore != 100 {
+		t.Errorf("group scores %v, result %g/%g; want group1 30, group2 0, 30/100", byName, res.Result.Score, res.Result.MaxScore)
+	}
+}
+
+// parentGroup is the group above g ("secret/a" -> "secret" -> "").
+func parentGroup(g string) string {
+	i := strings.LastIndex(g, "/")
+	if i < 0 {
+		return ""
+	}
+	return g[:i]
+}
+
+// Results of jobs that end in an error carry what is known (the problem
+// the job names, the language's catalog id, the attempt, the worker, and
+// from a loaded package max_score and the limits), and the worker's
+// metrics label the language by catalog id or "unknown", never by the
+// job's raw string.
+func TestErrorResultsCarryWhatIsKnown(t *testing.T) {
+	f := newQueueFixture(t, "10s")
+	f.pushProblem("scoring-groups")
+	f.pushBroken("broken")
+	metrics := "127.0.0.1:" + freePort(t)
+	f.env = append(f.env, "DOCKET_METRICS_ADDR="+metrics)
+	f.startWorker("w1")
+	long := hostileString(1000)
+	type want struct {
+		verdict, problem, language string
+		maxScore                   float64
+		limits                     bool
+	}
+	cases := map[string]struct {
+		problem, lang string
+		files         map[string]string
+		want          want
+	}{
+		"err-no-problem": {"no-such-problem", "cpp17", map[string]string{"main.cpp": cppAplusb}, want{"SE", "no-such-problem", "cpp", 0, false}},
+		"err-broken":     {"broken", "c++", map[string]string{"main.cpp": cppAplusb}, want{"SE", "broken", "cpp", 0, false}},
+		"err-sql-lang":   {"aplusb", "'; DROP TABLE", map[string]string{"main.cpp": cppAplusb}, want{"SE", "aplusb", "", 1, false}},
+		"err-long-lang":  {"scoring-groups", long, map[string]string{"main.cpp": cppAplusb}, want{"SE", "scoring-groups", "", 100, false}},
+		"err-bad-name":   {"aplusb", "cpp", map[string]string{"-main.cpp": cppAplusb}, want{"CE", "aplusb", "cpp", 0, false}},
+		"err-ce":         {"scoring-groups", "cpp", map[string]string{"main.cpp": "int main( {"}, want{"CE", "scoring-groups", "cpp", 100, true}},
+	}
+	for id, c := range cases {
+		f.submit(id, c.problem, c.lang, c.files)
+	}
+	for id, c := range cases {
+		r := f.result(id, 90*time.Second)
+		lang, _ := r["language"].(string)
+		limits, _ := r["limits"].(map[string]any)
+		known := limits["time_ms"].(float64) > 0 && limits["memory_mb"].(float64) > 0
+		w, _ := r["worker"].(string)
+		if r["verdict"] != c.want.verdict || r["problem"] != c.want.problem || lang != c.want.language ||
+			r["max_score"] != c.want.maxScore || r["score"] != 0.0 || r["attempt"] != 1.0 || w == "" || known != c.want.limits {
+			t.Errorf("%s: verdict %v, problem %v, language %q, score %v/%v, attempt %v, worker %q, limits %v;\n want %+v, attempt 1, a worker (error %v)",
+				id, r["verdict"], r["problem"], lang, r["score"], r["max_score"], r["attempt"], w, limits, c.want, r["error"])
+		}
+	}
+	checkLanguageLabels(t, metrics, map[string]int{"cpp": 4, "unknown": 2})
+}
+
+// hostileString is n random bytes of printable ASCII, quotes and
+// backslashes included.
+func hostileString(n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteByte(byte(' ' + rand.Intn('~'-' '+1)))
+	}
+	return b.String()
+}
+
+var jobsTotal = regexp.MustCompile(`^docket_jobs_total\{(.*)\} (\d+)$`)
+var languageLabel = regexp.MustCompile(`language="((?:[^"\\]|\\.)*)"`)
+
+// checkLanguageLabels scrapes the worker's metrics: every language label
+// of docket_jobs_total is a catalog id or "unknown", and the jobs per
+// label add up to want.
+func checkLanguageLabels(t *testing.T, addr string, want map[string]int) {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	ids := map[string]bool{"unknown": true}
+	for _, id := range langs.Builtin().IDs() {
+		ids[id] = true
+	}
+	got := map[string]int{}
+	for _, line := range strings.Split(string(body), "\n") {
+		m := jobsTotal.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		l := languageLabel.FindStringSubmatch(m[1])
+		if l == nil || !ids[l[1]] {
+			t.Errorf("docket_jobs_total with a language label that is no catalog id: %.200s", line)
+			continue
+		}
+		var n int
+		json.Unmarshal([]byte(m[2]), &n)
+		got[l[1]] += n
+	}
+	for l, n := range want {
+		if got[l] != n {
+			t.Errorf("docket_jobs_total{language=%q}: %d jobs, want %d (all: %v)", l, got[l], n, got)
+		}
+	}
+}
