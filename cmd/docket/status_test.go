@@ -8,12 +8,14 @@ import (
 	"math/rand"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/docketjudge/docket/bridge"
 	"github.com/docketjudge/docket/langs"
 	"github.com/docketjudge/docket/worker"
 	"github.com/nats-io/nats.go/jetstream"
@@ -216,5 +218,39 @@ func checkLanguageLabels(t *testing.T, addr string, want map[string]int) {
 		if got[l] != n {
 			t.Errorf("docket_jobs_total{language=%q}: %d jobs, want %d (all: %v)", l, got[l], n, got)
 		}
+	}
+}
+
+// docket token signs with the secret's trimmed text, from the variable
+// or from serve's file alike, and --valid-for gives the expiring form.
+func TestTokenKeyIsTrimmedText(t *testing.T) {
+	bin := docketBinary(t)
+	data := t.TempDir()
+	if err := os.WriteFile(filepath.Join(data, "bridge-hmac-secret"), []byte(" s3cret \n\t\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := bridge.SubmissionToken([]byte("s3cret"), "s-1")
+	token := func(env string, args ...string) string {
+		cmd := exec.Command(bin, append([]string{"token"}, args...)...)
+		cmd.Env = append(os.Environ(), "DOCKET_DATA_DIR="+data, env)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("docket token %v with %q: %v", args, env, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	for _, env := range []string{"DOCKET_BRIDGE_HMAC_SECRET=", "DOCKET_BRIDGE_HMAC_SECRET=s3cret\n", "DOCKET_BRIDGE_HMAC_SECRET=\ts3cret  "} {
+		if got := token(env, "s-1"); got != want {
+			t.Errorf("with %q and the file: %s, want %s (the key of \"s3cret\")", env, got, want)
+		}
+	}
+	before := time.Now()
+	got := token("DOCKET_BRIDGE_HMAC_SECRET=", "--valid-for", "1h", "s-1")
+	exp, _, _ := strings.Cut(got, ".")
+	var until int64
+	json.Unmarshal([]byte(exp), &until)
+	if d := time.Unix(until, 0).Sub(before); d < 59*time.Minute || d > 61*time.Minute ||
+		got != bridge.SubmissionTokenUntil([]byte("s3cret"), "s-1", time.Unix(until, 0)) {
+		t.Errorf("--valid-for 1h: %s (expires in %v), want the expiring token of \"s3cret\" an hour from now", got, d)
 	}
 }
