@@ -28,7 +28,7 @@ func init() {
 type bridgeEnv struct {
 	BridgeAddr   string        `envconfig:"BRIDGE_ADDR" default:"127.0.0.1:8080" desc:"bridge listener"`
 	BridgeToken  string        `envconfig:"BRIDGE_TOKEN" desc:"operator bearer token (docket serve: generated in DATA_DIR/bridge-token when unset)"`
-	BridgeSecret string        `envconfig:"BRIDGE_HMAC_SECRET" desc:"secret of per-submission tokens (docket serve: generated in DATA_DIR/bridge-hmac-secret when unset)"`
+	BridgeSecret string        `envconfig:"BRIDGE_HMAC_SECRET" desc:"secret of per-submission tokens; the key is its text without leading and trailing spaces, tabs, CRs and LFs (docket serve: generated in DATA_DIR/bridge-hmac-secret when unset)"`
 	BridgeCORS   []string      `envconfig:"BRIDGE_CORS_ORIGINS" desc:"origins allowed to read cross-origin, comma-separated (* for any)"`
 	DataDir      string        `envconfig:"DATA_DIR" default:"./.docket" desc:"docket serve's data directory (where generated bridge secrets live)"`
 	MaxConns     int           `envconfig:"BRIDGE_MAX_CONNS" default:"1024" desc:"concurrent event streams in total; more get 429"`

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/rand"
 	"net/http"
@@ -252,5 +253,143 @@ func TestTokenKeyIsTrimmedText(t *testing.T) {
 	if d := time.Unix(until, 0).Sub(before); d < 59*time.Minute || d > 61*time.Minute ||
 		got != bridge.SubmissionTokenUntil([]byte("s3cret"), "s-1", time.Unix(until, 0)) {
 		t.Errorf("--valid-for 1h: %s (expires in %v), want the expiring token of \"s3cret\" an hour from now", got, d)
+	}
+}
+
+// startServe runs docket serve without workers on data with extra
+// environment, and waits for its bridge; it returns the process.
+func startServe(t *testing.T, data, web string, extra ...string) *exec.Cmd {
+	t.Helper()
+	port := freePort(t)
+	cmd := exec.Command(docketBinary(t), "serve", "--data", data, "--problems", "../../problems", "--workers", "0")
+	cmd.Env = append(append(os.Environ(), "DOCKET_NATS_LISTEN=127.0.0.1:"+port, "DOCKET_BRIDGE_ADDR="+web,
+		"DOCKET_BRIDGE_HMAC_SECRET=", "DOCKET_BRIDGE_TOKEN=", "DOCKET_NATS_MONITOR="), extra...)
+	logf, _ := os.Create(t.TempDir() + "/serve.log")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	waitPort(t, web)
+	return cmd
+}
+
+// hostPID finds the process whose command line holds marker in /proc,
+// which is the host's: inside the test guard's pid namespace
+// cmd.Process.Pid names another process there.
+func hostPID(t *testing.T, marker string) string {
+	t.Helper()
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		if b, err := os.ReadFile(d + "/cmdline"); err == nil && strings.Contains(string(b), marker) {
+			return filepath.Base(d)
+		}
+	}
+	t.Fatalf("no process with %q in its command line", marker)
+	return ""
+}
+
+// listening is the set of TCP addresses (ip:port) that process pid (in
+// /proc) listens on: its socket descriptors matched with the kernel's
+// tables.
+func listening(t *testing.T, pid string) map[string]bool {
+	t.Helper()
+	inodes := map[string]bool{}
+	fds, _ := filepath.Glob(filepath.Join("/proc", pid, "fd", "*"))
+	for _, fd := range fds {
+		if l, err := os.Readlink(fd); err == nil && strings.HasPrefix(l, "socket:[") {
+			inodes[strings.TrimSuffix(strings.TrimPrefix(l, "socket:["), "]")] = true
+		}
+	}
+	out := map[string]bool{}
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, _ := os.ReadFile(table)
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) < 10 || f[3] != "0A" || !inodes[f[9]] { // 0A: LISTEN
+				continue
+			}
+			out[procNetAddr(f[1])] = true
+		}
+	}
+	return out
+}
+
+// procNetAddr turns /proc/net/tcp's "0100007F:1F90" into "127.0.0.1:8080"
+// (IPv4; IPv6 addresses are kept in the kernel's hex).
+func procNetAddr(s string) string {
+	hexIP, hexPort, _ := strings.Cut(s, ":")
+	var port int
+	fmt.Sscanf(hexPort, "%X", &port)
+	if len(hexIP) != 8 {
+		return hexIP + ":" + fmt.Sprint(port)
+	}
+	var ip uint32
+	fmt.Sscanf(hexIP, "%X", &ip)
+	return fmt.Sprintf("%d.%d.%d.%d:%d", byte(ip), byte(ip>>8), byte(ip>>16), byte(ip>>24), port)
+}
+
+// docket serve exposes the embedded server's monitoring (/jsz) only when
+// DOCKET_NATS_MONITOR asks for it: off by default, no listener beyond
+// the NATS and bridge ports; on, /jsz answers JSON with the jobs stream.
+// The bridge of serve signs with its secret file's trimmed text.
+func TestServeNatsMonitor(t *testing.T) {
+	web := "127.0.0.1:" + freePort(t)
+	offData := t.TempDir()
+	off := startServe(t, offData, web)
+	if got := listening(t, hostPID(t, offData)); len(got) != 2 || !got[web] {
+		t.Errorf("serve by default listens on %v, want the NATS and bridge ports only", got)
+	}
+	off.Process.Kill()
+	off.Wait()
+
+	data := t.TempDir()
+	for name, text := range map[string]string{"bridge-hmac-secret": "s3cret \n\t\n", "bridge-token": "operator\n"} {
+		if err := os.WriteFile(filepath.Join(data, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	web, mon := "127.0.0.1:"+freePort(t), "127.0.0.1:"+freePort(t)
+	startServe(t, data, web, "DOCKET_NATS_MONITOR="+mon)
+	if got := listening(t, hostPID(t, data)); !got[mon] || len(got) != 3 {
+		t.Errorf("serve with DOCKET_NATS_MONITOR=%s listens on %v", mon, got)
+	}
+	resp, err := http.Get("http://" + mon + "/jsz?streams=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jsz struct {
+		Streams  int `json:"streams"`
+		Accounts []struct {
+			Streams []struct {
+				Name string `json:"name"`
+			} `json:"stream_detail"`
+		} `json:"account_details"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&jsz)
+	resp.Body.Close()
+	names := ""
+	for _, a := range jsz.Accounts {
+		for _, s := range a.Streams {
+			names += s.Name + " "
+		}
+	}
+	if err != nil || resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(names, worker.JobsStream) {
+		t.Errorf("/jsz: %v, %s, streams %q", err, resp.Header.Get("Content-Type"), names)
+	}
+	for tok, want := range map[string]int{
+		bridge.SubmissionToken([]byte("s3cret"), "s-1"):                                  404,
+		bridge.SubmissionTokenUntil([]byte("s3cret"), "s-1", time.Now().Add(time.Hour)):  404,
+		bridge.SubmissionTokenUntil([]byte("s3cret"), "s-1", time.Now().Add(-time.Hour)): 403,
+		bridge.SubmissionToken([]byte("s3cret \n\t\n"), "s-1"):                           403,
+	} {
+		resp, err := http.Get("http://" + web + "/v1/submissions/s-1?token=" + tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("token %s: %d, want %d", tok, resp.StatusCode, want)
+		}
 	}
 }
