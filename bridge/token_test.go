@@ -79,3 +79,27 @@ func TestSecretKeyTrims(t *testing.T) {
 		t.Error("a trailing newline changes the tokens")
 	}
 }
+
+// An expiring token opens its submission up to the second before E and
+// never from E on.
+func TestExpiryBoundary(t *testing.T) {
+	key := []byte(testSecret)
+	e := time.Unix(2000000000, 0)
+	tok := SubmissionTokenUntil(key, "s-1", e)
+	for _, c := range []struct {
+		now  time.Time
+		want bool
+	}{
+		{e.Add(-time.Second), true},
+		{e.Add(-time.Millisecond), true},
+		{e, false},
+		{e.Add(time.Hour), false},
+	} {
+		if got := tokenOpens(key, tok, "s-1", c.now); got != c.want {
+			t.Errorf("at %v (expiry %v): opens=%v, want %v", c.now.UTC(), e.UTC(), got, c.want)
+		}
+	}
+	if tokenOpens(key, tok, "s-2", e.Add(-time.Hour)) {
+		t.Error("the token opens another submission")
+	}
+}
