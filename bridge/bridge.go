@@ -2,10 +2,8 @@ package bridge
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,8 +60,10 @@ type Config struct {
 	// every submission, and only from the Authorization header. Empty:
 	// operator access is disabled.
 	Token string
-	// HMACSecret signs per-submission tokens (DOCKET_BRIDGE_HMAC_SECRET),
-	// see SubmissionToken. Empty: per-submission tokens are disabled.
+	// HMACSecret is the key of per-submission tokens, used as given (see
+	// SubmissionToken; SecretKey turns a secret's text, as in
+	// DOCKET_BRIDGE_HMAC_SECRET or a file, into it). Empty:
+	// per-submission tokens are disabled.
 	HMACSecret []byte
 	// MaxConnsPerClient and MaxConns bound the concurrent SSE streams per
 	// client IP and in total (defaults 8 and 1024; negative: unlimited).
@@ -429,15 +429,10 @@ func (b *Bridge) isOperator(tok string) bool {
 }
 
 func (b *Bridge) opensSubmission(tok, id string) bool {
-	if len(b.cfg.HMACSecret) == 0 || len(tok) != 2*sha256.Size {
+	if len(b.cfg.HMACSecret) == 0 {
 		return false
 	}
-	got, err := hex.DecodeString(tok)
-	if err != nil {
-		return false
-	}
-	want, _ := hex.DecodeString(SubmissionToken(b.cfg.HMACSecret, id))
-	return hmac.Equal(got, want)
+	return tokenOpens(b.cfg.HMACSecret, tok, id, time.Now())
 }
 
 // cors sets the CORS headers of an allowed origin and answers a

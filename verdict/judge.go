@@ -129,6 +129,15 @@ type Observer interface {
 	Test(index, total int, r TestResult)
 }
 
+// GroupObserver is an Observer that also hears of each test group as it
+// finishes: the same entry, in the same order, as the result's groups.
+// Optional, so that an Observer written before groups were reported
+// still is one.
+type GroupObserver interface {
+	Observer
+	Group(GroupResult)
+}
+
 // ValidFileName is the rule for a submission's file names
 // (langs.ValidFileName); its errors wrap langs.ErrFileName.
 func ValidFileName(n string) error { return langs.ValidFileName(n) }
@@ -137,12 +146,17 @@ func ValidFileName(n string) error { return langs.ValidFileName(n) }
 // docket or of the package are SE with an error, never blamed on the
 // submission.
 func (j *Judge) Judge(ctx context.Context, p *problem.Problem, sub Submission, opt Options) *Result {
-	res := &Result{V: 1, SubmissionID: sub.ID, Problem: p.ID, Digest: p.Digest, Tests: []TestResult{}, Groups: []GroupResult{}}
+	// max_score is the problem's whatever happens next (a CE, an SE),
+	// and the limits are known once the language is: every result says
+	// what is known (docs/protocol.md, "Result").
+	res := &Result{V: 1, SubmissionID: sub.ID, Problem: p.ID, Digest: p.Digest, MaxScore: MaxScore(p),
+		Tests: []TestResult{}, Groups: []GroupResult{}}
 	lang, err := j.Langs.Lookup(sub.Language)
 	if err != nil {
 		return res.fail(SE, err.Error())
 	}
 	res.Language = lang.ID
+	(&run{j: j, p: p, lang: lang, opt: opt, res: res}).limits()
 	if _, err := lang.ToolPath(); err != nil {
 		return res.fail(SE, fmt.Sprintf("language %s is unavailable on this worker: %v", lang.ID, err))
 	}
@@ -449,26 +463,7 @@ func (r *run) group(ctx context.Context, g *problem.Group, index *int, total int
 			v = cv
 		}
 	}
-	agg := func(xs []float64) float64 {
-		if len(xs) == 0 {
-			return 0
-		}
-		if g.Config.HasFlag("min") {
-			m := xs[0]
-			for _, x := range xs[1:] {
-				if x < m {
-					m = x
-				}
-			}
-			return m
-		}
-		sum := 0.0
-		for _, x := range xs {
-			sum += x
-		}
-		return sum
-	}
-	score, max = agg(scores), agg(maxes)
+	score, max = aggregate(g, scores), aggregate(g, maxes)
 	if g.Config.HasFlag("accept_if_any_accepted") && v != AC {
 		for _, tr := range r.res.Tests[len(r.res.Tests)-len(g.Tests):] {
 			if tr.Verdict == AC {
@@ -477,6 +472,50 @@ func (r *run) group(ctx context.Context, g *problem.Group, index *int, total int
 			}
 		}
 	}
+	score, max = bounded(g, score, max)
+	if !judged && (len(g.Tests) > 0 || len(g.Groups) > 0) {
+		v = SK // nothing in the group was run
+	}
+	if g.Name != "" {
+		r.groupDone(GroupResult{Name: g.Name, Verdict: v, Score: round(score), MaxScore: round(max)})
+	}
+	return score, max, v
+}
+
+// groupDone records a finished group in the result and tells the
+// observer, so that a backend sees a subtask's score as soon as it is
+// known rather than only in the final result.
+func (r *run) groupDone(gr GroupResult) {
+	r.res.Groups = append(r.res.Groups, gr)
+	if o, ok := r.opt.Observer.(GroupObserver); ok {
+		o.Group(gr)
+	}
+}
+
+// aggregate combines a group's per-test and per-subgroup scores (or
+// maxima) per its grader flags: the minimum with "min", else the sum.
+func aggregate(g *problem.Group, xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	if g.Config.HasFlag("min") {
+		m := xs[0]
+		for _, x := range xs[1:] {
+			if x < m {
+				m = x
+			}
+		}
+		return m
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return sum
+}
+
+// bounded applies a group's range and max_score to its score and maximum.
+func bounded(g *problem.Group, score, max float64) (float64, float64) {
 	if rg := g.Config.Range; rg != nil {
 		score = clamp(score, rg[0], rg[1])
 		max = clamp(max, rg[0], rg[1])
@@ -487,13 +526,7 @@ func (r *run) group(ctx context.Context, g *problem.Group, index *int, total int
 		}
 		max = *g.Config.MaxScore
 	}
-	if !judged && (len(g.Tests) > 0 || len(g.Groups) > 0) {
-		v = SK // nothing in the group was run
-	}
-	if g.Name != "" {
-		r.res.Groups = append(r.res.Groups, GroupResult{Name: g.Name, Verdict: v, Score: round(score), MaxScore: round(max)})
-	}
-	return score, max, v
+	return score, max
 }
 
 func clamp(x, lo, hi float64) float64 {

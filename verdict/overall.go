@@ -45,3 +45,33 @@ func firstRejected(tests []TestResult) *TestResult {
 	}
 	return nil
 }
+
+// MaxScore is a problem's max_score, the same whatever the verdict (docs/
+// protocol.md, "Result"): 1 for a pass-fail problem; for a scoring one,
+// what a submission accepted on every test would score, the samples not
+// counted. It does not depend on how the tests went, so a result that
+// ends before any test runs (CE, SE) still says what was at stake.
+func MaxScore(p *problem.Problem) float64 {
+	if p.Kind != problem.Scoring {
+		return 1
+	}
+	return round(groupMax(p.Root))
+}
+
+// groupMax is group's maximum, by the rules run.group applies to the
+// maxima it gathers while judging.
+func groupMax(g *problem.Group) float64 {
+	var maxes []float64
+	for range g.Tests {
+		maxes = append(maxes, g.Config.AcceptScore)
+	}
+	for _, c := range g.Groups {
+		m := groupMax(c)
+		if c.Name == "sample" {
+			m = 0 // samples are shown, not scored
+		}
+		maxes = append(maxes, m)
+	}
+	_, max := bounded(g, 0, aggregate(g, maxes))
+	return max
+}

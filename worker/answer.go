@@ -87,11 +87,11 @@ func (w *Worker) answerFinal(ctx context.Context, sj storedJob, job *Job, attemp
 	if id == "" {
 		return w.subj.DeadLetter(), w.deadLetter(ctx, sj, job, v, reason)
 	}
-	res := &verdict.Result{V: 1, SubmissionID: id, Verdict: v, Error: reason, Tests: []verdict.TestResult{}, Groups: []verdict.GroupResult{},
-		FeedbackPolicy: w.earlyFeedback(job)}
-	if v == verdict.CE {
-		res.Compile.Log = reason
+	if job == nil {
+		job = &Job{} // bad JSON: nothing more is known
 	}
+	res := w.errorResult(job, v, reason, attempt)
+	res.SubmissionID = id
 	return w.subj.Results(id), w.finish(ctx, id, attempt, res, 1)
 }
 

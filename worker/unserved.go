@@ -104,7 +104,7 @@ func (w *Worker) expireUnserved(ctx context.Context, s jetstream.Stream, subject
 		s.DeleteMsg(ctx, raw.Sequence)
 		w.cfg.Logger.Warn().Str("submission_id", answerID(job, raw.Header)).Str("queue", queue).Str("answered_on", where).
 			Msg("job on a queue no worker serves: final SE result")
-		w.cfg.Metrics.judged(string(verdict.SE), job.Language)
+		w.cfg.Metrics.judged(string(verdict.SE), w.languageLabel(job.Language))
 		seq = raw.Sequence + 1
 	}
 }

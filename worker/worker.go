@@ -327,8 +327,7 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 	if err != nil {
 		var pe *PoisonError
 		if errors.As(err, &pe) {
-			res = &verdict.Result{V: 1, SubmissionID: job.SubmissionID, Verdict: pe.Verdict, Error: pe.Msg, Tests: []verdict.TestResult{}, Groups: []verdict.GroupResult{},
-				FeedbackPolicy: w.earlyFeedback(job)}
+			res = w.errorResult(job, pe.Verdict, pe.Msg, attempt)
 		} else {
 			// Local to this worker (its problem cache cannot be written,
 			// e.g. a full disk): give the job back for another worker; it
@@ -363,7 +362,7 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 		log.Warn().Err(err).Msg("ack failed (the result is stored; a redelivery will be acked)")
 	}
 	w.pause.ok()
-	m.judged(string(res.Verdict), job.Language)
+	m.judged(string(res.Verdict), w.languageLabel(job.Language))
 	log.Info().Str("verdict", string(res.Verdict)).Float64("score", res.Score).Dur("took", time.Since(start)).Msg("judged")
 }
 
@@ -381,7 +380,7 @@ func (w *Worker) endPoisoned(log zerolog.Logger, msg jetstream.Msg, sj storedJob
 	}
 	log.Warn().Str("error", pe.Msg).Str("answered_on", where).Msg("job can never succeed: final error result stored, job terminated")
 	msg.TermWithReason(truncate(pe.Msg, 200))
-	w.cfg.Metrics.judged(string(pe.Verdict), job.Language)
+	w.cfg.Metrics.judged(string(pe.Verdict), w.languageLabel(job.Language))
 }
 
 // judgeJob resolves the problem and judges (in ModeCapacityTest, resolves
@@ -570,4 +569,9 @@ func (e *events) Compiled(c verdict.CompileResult) {
 func (e *events) Test(i, n int, t verdict.TestResult) {
 	tt := t
 	e.publish(Event{Type: "test", Test: &tt, Index: i, Total: n})
+}
+
+func (e *events) Group(g verdict.GroupResult) {
+	gg := g
+	e.publish(Event{Type: "group", Group: &gg})
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -29,7 +28,7 @@ func init() {
 type bridgeEnv struct {
 	BridgeAddr   string        `envconfig:"BRIDGE_ADDR" default:"127.0.0.1:8080" desc:"bridge listener"`
 	BridgeToken  string        `envconfig:"BRIDGE_TOKEN" desc:"operator bearer token (docket serve: generated in DATA_DIR/bridge-token when unset)"`
-	BridgeSecret string        `envconfig:"BRIDGE_HMAC_SECRET" desc:"secret of per-submission tokens (docket serve: generated in DATA_DIR/bridge-hmac-secret when unset)"`
+	BridgeSecret string        `envconfig:"BRIDGE_HMAC_SECRET" desc:"secret of per-submission tokens; the key is its text without leading and trailing spaces, tabs, CRs and LFs (docket serve: generated in DATA_DIR/bridge-hmac-secret when unset)"`
 	BridgeCORS   []string      `envconfig:"BRIDGE_CORS_ORIGINS" desc:"origins allowed to read cross-origin, comma-separated (* for any)"`
 	DataDir      string        `envconfig:"DATA_DIR" default:"./.docket" desc:"docket serve's data directory (where generated bridge secrets live)"`
 	MaxConns     int           `envconfig:"BRIDGE_MAX_CONNS" default:"1024" desc:"concurrent event streams in total; more get 429"`
@@ -38,14 +37,15 @@ type bridgeEnv struct {
 }
 
 // secretFile returns the value, or the content of a file in dir, created
-// with a random value when missing.
+// with a random value when missing; either trimmed as bridge.SecretKey
+// trims, the one rule for which bytes a secret is.
 func secretFile(value, dir, name string) (string, error) {
-	if value != "" {
-		return value, nil
+	if v := string(bridge.SecretKey(value)); v != "" {
+		return v, nil
 	}
 	p := filepath.Join(dir, name)
-	if b, err := os.ReadFile(p); err == nil && len(strings.TrimSpace(string(b))) > 0 {
-		return strings.TrimSpace(string(b)), nil
+	if b, err := os.ReadFile(p); err == nil && len(bridge.SecretKey(string(b))) > 0 {
+		return string(bridge.SecretKey(string(b))), nil
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
@@ -135,7 +135,7 @@ func runBridge(args []string) int {
 	}
 	defer nc.Drain()
 	js, _ := jsFor(nc)
-	b, err := bridge.New(js, bridgeConfig(qe, be, be.BridgeToken, be.BridgeSecret, log))
+	b, err := bridge.New(js, bridgeConfig(qe, be, string(bridge.SecretKey(be.BridgeToken)), string(bridge.SecretKey(be.BridgeSecret)), log))
 	if err != nil {
 		log.Error().Err(err).Msg("bridge")
 		return exitSystem
@@ -156,33 +156,61 @@ func runBridge(args []string) int {
 	return exitOK
 }
 
+const tokenUsage = `usage: docket token [--valid-for DURATION] SUBMISSION_ID
+
+Prints the per-submission bridge token (bridge/README.md, "Access"):
+  hex(HMAC-SHA256(key, "docket-submission-v1:" + id))
+or with --valid-for, one the bridge refuses from now + DURATION on:
+  E + "." + hex(HMAC-SHA256(key, "docket-submission-until-v1:" + E + ":" + id)), E in Unix seconds.
+The key is DOCKET_BRIDGE_HMAC_SECRET (else docket serve's DATA_DIR/bridge-hmac-secret)
+without leading or trailing spaces, tabs, CRs and LFs.
+`
+
 func runToken(args []string) int {
-	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintf(os.Stderr, "usage: docket token SUBMISSION_ID\n\nPrints the per-submission bridge token: hex(HMAC-SHA256(secret, \"docket-submission-v1:\" + id)),\nwith DOCKET_BRIDGE_HMAC_SECRET (or docket serve's DATA_DIR/bridge-hmac-secret).\n")
+	fs := flag.NewFlagSet("token", flag.ContinueOnError)
+	validFor := fs.Duration("valid-for", 0, "the token expires this long from now (0: no expiry)")
+	fs.Usage = func() {
+		fmt.Fprint(os.Stderr, tokenUsage)
+		fs.PrintDefaults()
 		usagef(&bridgeEnv{})
-		if len(args) == 1 {
-			return exitOK
-		}
+	}
+	if code, ok := parseArgs(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 || !bridge.ValidID(fs.Arg(0)) || *validFor < 0 {
+		fmt.Fprintln(os.Stderr, "docket token: want one valid submission id, and a --valid-for that is not negative")
+		fs.Usage()
 		return exitUsage
 	}
-	if !bridge.ValidID(args[0]) {
-		fmt.Fprintln(os.Stderr, "docket token: invalid submission id")
-		return exitUsage
-	}
-	var be bridgeEnv
-	if err := envProcess(&be); err != nil {
+	key, err := tokenKey()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket token:", err)
 		return exitUsage
 	}
-	sec := be.BridgeSecret
-	if sec == "" {
-		b, err := os.ReadFile(filepath.Join(be.DataDir, "bridge-hmac-secret"))
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "docket token: set DOCKET_BRIDGE_HMAC_SECRET (or run docket serve first):", err)
-			return exitUsage
-		}
-		sec = strings.TrimSpace(string(b))
+	if *validFor > 0 {
+		fmt.Println(bridge.SubmissionTokenUntil(key, fs.Arg(0), time.Now().Add(*validFor)))
+	} else {
+		fmt.Println(bridge.SubmissionToken(key, fs.Arg(0)))
 	}
-	fmt.Println(bridge.SubmissionToken([]byte(sec), args[0]))
 	return exitOK
+}
+
+// tokenKey is the key of per-submission tokens: DOCKET_BRIDGE_HMAC_SECRET,
+// else docket serve's generated file, trimmed by the one rule.
+func tokenKey() ([]byte, error) {
+	var be bridgeEnv
+	if err := envProcess(&be); err != nil {
+		return nil, err
+	}
+	if key := bridge.SecretKey(be.BridgeSecret); len(key) > 0 {
+		return key, nil
+	}
+	b, err := os.ReadFile(filepath.Join(be.DataDir, "bridge-hmac-secret"))
+	if err != nil {
+		return nil, fmt.Errorf("set DOCKET_BRIDGE_HMAC_SECRET (or run docket serve first): %w", err)
+	}
+	if key := bridge.SecretKey(string(b)); len(key) > 0 {
+		return key, nil
+	}
+	return nil, errors.New("the secret file holds only white space")
 }

@@ -33,6 +33,10 @@ type serveEnv struct {
 	DataDir    string `envconfig:"DATA_DIR" default:"./.docket" desc:"embedded JetStream data directory (survives restarts)"`
 	NatsListen string `envconfig:"NATS_LISTEN" default:"127.0.0.1:4222" desc:"embedded NATS client listener (empty: in-process only)"`
 	BridgeAddr string `envconfig:"BRIDGE_ADDR" default:"127.0.0.1:8080" desc:"SSE bridge listener"`
+	// NatsMonitor is off by default: the monitoring port has no
+	// authentication and tells whoever reaches it every connection,
+	// stream and consumer.
+	NatsMonitor string `envconfig:"NATS_MONITOR" desc:"embedded NATS monitoring listener, host:port (/jsz, /varz, /connz, /healthz; no authentication: keep it on loopback, e.g. 127.0.0.1:8222); empty: off"`
 }
 
 func runServe(args []string) int {
@@ -73,7 +77,7 @@ func runServe(args []string) int {
 		log.Warn().Int("DOCKET_REPLICAS", qe.Replicas).Msg("docket serve runs one embedded NATS node: streams keep 1 replica")
 		qe.Replicas = 1
 	}
-	ns, err := startEmbedded(*data, se.NatsListen, log)
+	ns, err := startEmbedded(*data, se.NatsListen, se.NatsMonitor, log)
 	if err != nil {
 		log.Error().Err(err).Msg("embedded NATS")
 		return exitSystem
@@ -149,30 +153,36 @@ func runServe(args []string) int {
 	go hs.Serve(ln)
 	defer shutdownServer(hs)
 	log.Info().Str("nats", se.NatsListen).Str("bridge", "http://"+ln.Addr().String()).Int("workers", *workers).Str("data", *data).
-		Str("operator_token_file", filepath.Join(*data, "bridge-token")).Msg("docket serve ready")
+		Str("operator_token_file", filepath.Join(*data, "bridge-token")).Str("nats_monitor", se.NatsMonitor).Msg("docket serve ready")
 	<-ctx.Done()
 	log.Info().Msg("stopping: workers finish their jobs")
 	wg.Wait()
 	return exitOK
 }
 
-func startEmbedded(dataDir, listen string, log zerolog.Logger) (*server.Server, error) {
+func startEmbedded(dataDir, listen, monitor string, log zerolog.Logger) (*server.Server, error) {
 	opts := &server.Options{
 		ServerName: "docket", JetStream: true, StoreDir: dataDir, NoSigs: true, NoLog: true,
 		JetStreamMaxMemory: 256 << 20, JetStreamMaxStore: 10 << 30,
 	}
+	var err error
 	if listen == "" {
 		opts.DontListen = true
-	} else {
-		host, port, err := net.SplitHostPort(listen)
-		if err != nil {
-			return nil, fmt.Errorf("DOCKET_NATS_LISTEN %q: %w", listen, err)
+	} else if opts.Host, opts.Port, err = hostPort("DOCKET_NATS_LISTEN", listen); err != nil {
+		return nil, err
+	}
+	if monitor != "" {
+		if opts.HTTPHost, opts.HTTPPort, err = hostPort("DOCKET_NATS_MONITOR", monitor); err != nil {
+			return nil, err
 		}
-		p, err := strconv.Atoi(port)
-		if err != nil {
-			return nil, fmt.Errorf("DOCKET_NATS_LISTEN %q: %w", listen, err)
+		if opts.HTTPPort <= 0 || opts.HTTPPort > 65535 {
+			// nats-server reads 0 as off and -1 as a random port: neither
+			// is what an operator who set the variable asked for.
+			return nil, fmt.Errorf("DOCKET_NATS_MONITOR %q: want a port from 1 to 65535", monitor)
 		}
-		opts.Host, opts.Port = host, p
+		if ip := net.ParseIP(opts.HTTPHost); opts.HTTPHost != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			log.Warn().Str("DOCKET_NATS_MONITOR", monitor).Msg("the NATS monitoring port has no authentication and is reachable beyond this machine")
+		}
 	}
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, err
@@ -187,6 +197,19 @@ func startEmbedded(dataDir, listen string, log zerolog.Logger) (*server.Server, 
 		return nil, errors.New("embedded NATS not ready after 10s (is the port in use?)")
 	}
 	return ns, nil
+}
+
+// hostPort splits a listener address of the variable name.
+func hostPort(name, addr string) (string, int, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, fmt.Errorf("%s %q: %w", name, addr, err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return "", 0, fmt.Errorf("%s %q: %w", name, addr, err)
+	}
+	return host, p, nil
 }
 
 // pushAll pushes every package under dir; a broken one is logged and
