@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -133,7 +134,7 @@ func (f *queueFixture) checkOneFinal(id string, notFirst ...string) {
 	evs := f.events(id)
 	var seen []string
 	for _, e := range evs {
-		seen = append(seen, e.Type+"/"+string(rune('0'+e.Attempt)))
+		seen = append(seen, fmt.Sprintf("%s/%d", e.Type, e.Attempt))
 		for _, typ := range notFirst {
 			if e.Attempt == 1 && e.Type == typ {
 				f.t.Errorf("%s: the abandoned attempt published a %q event", id, typ)
