@@ -291,6 +291,10 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 					return
 				}
 				msg.InProgress()
+				if w.jobLeftStream(msg, ls) {
+					cancel()
+					return
+				}
 			}
 		}
 	}()

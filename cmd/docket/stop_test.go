@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -222,4 +223,48 @@ func TestLeaseLostKillsTheRun(t *testing.T) {
 	}
 	f.checkOneFinal(id, "test")
 	t.Logf("thawed worker gave the job up %v after SIGCONT", took.Round(time.Millisecond))
+}
+
+// A job that leaves the jobs stream while it is judged (here deleted by
+// an operator; acked by the worker of a later attempt, or terminated, is
+// the same to the server) is no longer the worker's: at its next
+// heartbeat it kills the run at once and publishes nothing more.
+func TestJobRemovedKillsTheRun(t *testing.T) {
+	f := newQueueFixture(t, "3s")
+	w1 := f.startStopWorker("w1", stopcSleeper)
+	id := "removed"
+	f.submitStopc(id)
+	f.waitEvent(id, "compile", 60*time.Second)
+	time.Sleep(500 * time.Millisecond) // into the test
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := f.js.Stream(ctx, worker.JobsStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.GetLastMsgForSubject(ctx, f.subj.Jobs("default"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed := time.Now()
+	if err := s.DeleteMsg(ctx, m.Sequence); err != nil {
+		t.Fatal(err)
+	}
+	lost := f.waitLog(w1, "the job left the jobs stream", 90*time.Second)
+	took := lost.Sub(removed)
+	// A heartbeat a second (AckWait/3) notices; the kill is at once.
+	if took > 3*time.Second {
+		t.Errorf("the worker gave the job up %v after it was removed, want at its next heartbeat (the run killed, not waited for)", took.Round(time.Millisecond))
+	}
+	time.Sleep(500 * time.Millisecond)
+	evs := f.events(id)
+	for _, e := range evs {
+		if e.Type != "started" && e.Type != "compile" {
+			t.Errorf("published after the job was removed: %s of attempt %d", e.Type, e.Attempt)
+		}
+	}
+	if w1.cmd.ProcessState != nil {
+		t.Errorf("the worker exited: %v", w1.cmd.ProcessState)
+	}
+	t.Logf("the worker gave the removed job up %v after its removal; %d events in all", took.Round(time.Millisecond), len(evs))
 }
