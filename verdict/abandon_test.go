@@ -148,3 +148,38 @@ func slowCompilerFile(t *testing.T) string {
 `), 0o644)
 	return f
 }
+
+// Every kind of run honours the cancel: the program of an interactive
+// problem (with its interactor), a pass of a multi-pass problem, the
+// first program of a two-program problem. Each submission would sleep
+// through a 60 s time limit.
+func TestAbandonEveryKindOfRun(t *testing.T) {
+	j := testJudge(t)
+	sleeper := []byte("#include <unistd.h>\nint main(void){sleep(120);return 0;}\n")
+	for _, c := range []struct {
+		problem string
+		files   map[string][]byte
+	}{
+		{"guess-kattis", map[string][]byte{"main.c": sleeper}},
+		{"multipass", map[string][]byte{"main.c": sleeper}},
+		{"twostep-programs", map[string][]byte{"first.c": sleeper, "second.c": sleeper}},
+	} {
+		t.Run(c.problem, func(t *testing.T) {
+			p, err := problem.Load(filepath.Join("..", "problems", c.problem))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := newHeardAfter()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			cancelled := make(chan time.Time, 1)
+			go func() {
+				<-h.compiled
+				time.Sleep(700 * time.Millisecond) // into the first test
+				cancelled <- h.giveUp(cancel)
+			}()
+			res, err := j.JudgeOrAbandon(ctx, p, Submission{Language: "c", Files: c.files}, Options{Observer: h, TimeLimit: time.Minute})
+			checkAbandoned(t, res, err, h, time.Since(<-cancelled))
+		})
+	}
+}
