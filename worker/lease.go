@@ -92,7 +92,7 @@ func (w *Worker) abandon(log zerolog.Logger, l *lease) {
 		return
 	}
 	log.Warn().Dur("silent_for", l.gap).Dur("ack_wait", w.cfg.AckWait).
-		Msg("job lease lost: no heartbeat for longer than AckWait (process frozen?); attempt abandoned, its result discarded, the redelivery judges it")
+		Msg("job lease lost: no heartbeat for longer than AckWait (process frozen?); attempt abandoned, its run killed, its result discarded, the redelivery judges it")
 }
 
 // Store retry backoff: first retry soon, then no faster than every 5 s.
