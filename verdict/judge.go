@@ -470,10 +470,10 @@ func (r *run) group(ctx context.Context, g *problem.Group, index *int, total int
 		}
 	}
 	for _, c := range g.Groups {
-		if ctx.Err() != nil {
-			return 0, 0, SK
-		}
 		s, m, cv := r.group(ctx, c, index, total)
+		if ctx.Err() != nil {
+			return 0, 0, SK // abandoned within c: this group is not over either
+		}
 		judged = judged || cv != SK
 		if r.p.Kind == problem.Scoring && c.Name == "sample" {
 			s, m = 0, 0 // samples are shown, not scored
