@@ -43,6 +43,7 @@ func (h *heardAfter) Compiled(CompileResult) { h.heard("compiled"); close(h.comp
 func (h *heardAfter) Test(_, _ int, r TestResult) {
 	h.heard("test " + r.Name + " " + string(r.Verdict))
 }
+func (h *heardAfter) Group(g GroupResult) { h.heard("group " + g.Name + " " + string(g.Verdict)) }
 
 func (h *heardAfter) giveUp(cancel context.CancelFunc) time.Time {
 	h.mu.Lock()
@@ -62,6 +63,22 @@ func slowPackage(t *testing.T) *problem.Problem {
 		os.WriteFile(filepath.Join(dir, "data/secret", n+".in"), []byte("1 2\n"), 0o644)
 		os.WriteFile(filepath.Join(dir, "data/secret", n+".ans"), []byte("3\n"), 0o644)
 	}
+	p, err := problem.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// nestedPackage is a scoring package whose one test is in a subgroup of
+// secret: a judging abandoned there must not report secret either.
+func nestedPackage(t *testing.T) *problem.Problem {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "nested")
+	os.MkdirAll(filepath.Join(dir, "data/secret/g1"), 0o755)
+	os.WriteFile(filepath.Join(dir, "problem.yaml"), []byte("name: nested\ntype: scoring\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "data/secret/g1/1.in"), []byte("1 2\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "data/secret/g1/1.ans"), []byte("3\n"), 0o644)
 	p, err := problem.Load(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -151,8 +168,9 @@ func slowCompilerFile(t *testing.T) string {
 
 // Every kind of run honours the cancel: the program of an interactive
 // problem (with its interactor), a pass of a multi-pass problem, the
-// first program of a two-program problem. Each submission would sleep
-// through a 60 s time limit.
+// first program of a two-program problem, a test in a subgroup (whose
+// parent group must not be reported either). Each submission would
+// sleep through a 60 s time limit.
 func TestAbandonEveryKindOfRun(t *testing.T) {
 	j := testJudge(t)
 	sleeper := []byte("#include <unistd.h>\nint main(void){sleep(120);return 0;}\n")
@@ -163,10 +181,14 @@ func TestAbandonEveryKindOfRun(t *testing.T) {
 		{"guess-kattis", map[string][]byte{"main.c": sleeper}},
 		{"multipass", map[string][]byte{"main.c": sleeper}},
 		{"twostep-programs", map[string][]byte{"first.c": sleeper, "second.c": sleeper}},
+		{"nested", map[string][]byte{"main.c": sleeper}},
 	} {
 		t.Run(c.problem, func(t *testing.T) {
-			p, err := problem.Load(filepath.Join("..", "problems", c.problem))
-			if err != nil {
+			var p *problem.Problem
+			var err error
+			if c.problem == "nested" {
+				p = nestedPackage(t)
+			} else if p, err = problem.Load(filepath.Join("..", "problems", c.problem)); err != nil {
 				t.Fatal(err)
 			}
 			h := newHeardAfter()
