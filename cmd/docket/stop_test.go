@@ -152,20 +152,20 @@ func (f *queueFixture) checkOneFinal(id string, notFirst ...string) {
 // period the compile is killed, the job given back and judged by a
 // second worker at once (AckWait is a minute), one final result.
 func TestSIGTERMDuringCompile(t *testing.T) {
-	stopDuring(t, stopcSlowCompile, "started", "compile")
+	stopDuring(t, stopcSlowCompile, "started", "compile", "test", "group")
 }
 
 // SIGTERM during a test that would spin for its whole 60 s time limit:
-// the same, and the abandoned attempt reports no test, not even as
-// skipped.
+// the same, and the abandoned attempt reports no test (not even as
+// skipped) and no group.
 func TestSIGTERMDuringLongTest(t *testing.T) {
-	stopDuring(t, stopcSpinner, "compile", "test")
+	stopDuring(t, stopcSpinner, "compile", "test", "group")
 }
 
 // stopDuring runs a job on a worker whose stopc is slow, SIGTERMs it once
 // the slow phase (after the event inPhase) is under way, and holds the
 // stop to its promises.
-func stopDuring(t *testing.T, slowLangs, inPhase, notFirst string) {
+func stopDuring(t *testing.T, slowLangs, inPhase string, notFirst ...string) {
 	f := newQueueFixture(t, "60s")
 	w1 := f.startStopWorker("w1", slowLangs)
 	id := "stop-" + inPhase
@@ -191,7 +191,7 @@ func stopDuring(t *testing.T, slowLangs, inPhase, notFirst string) {
 	if judged > stopGrace+5*time.Second {
 		t.Errorf("judged by the second worker %v after the SIGTERM, want within seconds of the grace period's end (AckWait is 60 s)", judged.Round(time.Millisecond))
 	}
-	f.checkOneFinal(id, notFirst)
+	f.checkOneFinal(id, notFirst...)
 	t.Logf("w1 exited %v after SIGTERM (grace %v); the job judged by w2 %v after it", exited.Round(time.Millisecond), stopGrace, judged.Round(time.Millisecond))
 }
 
