@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -41,6 +42,7 @@ var BaseEnv = []string{
 }
 
 // Cmd is one sandboxed process. Set the fields, then Run, or Start and Wait.
+// Made with Slot.CommandContext, it is killed when its context ends.
 type Cmd struct {
 	Slot *Slot
 	// Args holds argv; Args[0] is found in the working directory when it
@@ -72,6 +74,9 @@ type Cmd struct {
 	// Trusted runs the process under the slot's trusted uid: for the
 	// problem's own checkers and interactors.
 	Trusted bool
+
+	// ctx, from CommandContext, kills the run when it ends first.
+	ctx context.Context
 
 	// set by Start
 	started  bool
@@ -140,6 +145,9 @@ func (c *Cmd) Start() (err error) {
 	}
 	if len(c.Args) == 0 {
 		return errors.New("sandbox: Cmd has no Args")
+	}
+	if err := c.startCanceled(); err != nil {
+		return err
 	}
 	sb := c.Slot.sb
 	caps := sb.caps
@@ -377,6 +385,7 @@ func (c *Cmd) Start() (err error) {
 		c.watchers.Add(1)
 		go c.watchDisk(c.space)
 	}
+	c.watchContext()
 	return nil
 }
 
@@ -720,9 +729,10 @@ func (c *Cmd) Wait() (*Result, error) {
 		res.Status, res.Source, res.Error = SE, SourceSandbox, err.Error()
 	}
 	c.mark("cleanup: cgroup, box")
+	err := c.waitErr(res)
 	c.debugRec.Status, c.debugRec.Source, c.debugRec.Error = string(res.Status), res.Source, res.Error
 	c.Slot.sb.debug.write(c.debugRec)
-	return res, nil
+	return res, err
 }
 
 // classify applies the precedence of limits: a kill docket ordered first

@@ -18,6 +18,10 @@ import (
 // ordered or helper reaped), as problemtools' interactive.cc keeps the
 // write ends. So the other side can read EOF, or die of SIGPIPE, only
 // after the first end was recorded, and its own end comes later.
+//
+// Each side made with CommandContext is killed when its context ends;
+// give both the same context so that a cancelled judging ends the pair
+// at once, and the error then matches ErrCanceled.
 func RunPair(a, b *Cmd) (*Result, *Result, error) {
 	if a.Stdin != nil || a.Stdout != nil || b.Stdin != nil || b.Stdout != nil {
 		return nil, nil, errors.New("sandbox: RunPair wires stdin and stdout itself")

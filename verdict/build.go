@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -61,17 +62,17 @@ func (r *run) buildSubmission(files map[string][]byte, name string) (b *built, c
 	if msg != "" {
 		return nil, CompileResult{Log: msg}, nil
 	}
-	r.timed(func() { b, cr, err = buildMain(r.j.Slot, r.lang, files, ent, filepath.Join(r.ws, name), false) })
+	r.timed(func() { b, cr, err = buildMain(r.ctx, r.j.Slot, r.lang, files, ent, filepath.Join(r.ws, name), false) })
 	return
 }
 
 func build(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, dir string, trusted bool) (*built, CompileResult, error) {
-	return buildMain(slot, lang, files, entryPoint{}, dir, trusted)
+	return buildMain(context.Background(), slot, lang, files, entryPoint{}, dir, trusted)
 }
 
 // buildMain is build with the entry point named (empty parts: found by
 // the language's rules): a problem's program names its main source.
-func buildMain(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, ent entryPoint, dir string, trusted bool) (*built, CompileResult, error) {
+func buildMain(ctx context.Context, slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, ent entryPoint, dir string, trusted bool) (*built, CompileResult, error) {
 	var cr CompileResult
 	uid := slot.UID
 	if trusted {
@@ -96,7 +97,7 @@ func buildMain(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte
 		cr.OK = true
 		return b, cr, lockDown(dir)
 	}
-	b, cr, err := compile(slot, b, trusted)
+	b, cr, err := compile(ctx, slot, b, trusted)
 	if err != nil || !cr.OK || !lang.FindMainClass {
 		return b, cr, err
 	}
@@ -142,7 +143,7 @@ func arrange(lang *langs.Language, files map[string][]byte, prefer string) (*sou
 
 // compile runs the language's compiler on b's box. A compiler failure is
 // a CompileResult with OK false; err is for docket's own failures.
-func compile(slot *sandbox.Slot, b *built, trusted bool) (*built, CompileResult, error) {
+func compile(ctx context.Context, slot *sandbox.Slot, b *built, trusted bool) (*built, CompileResult, error) {
 	var cr CompileResult
 	lang := b.lang
 	ct := time.Duration(lang.CompileTime)
@@ -158,7 +159,7 @@ func compile(slot *sandbox.Slot, b *built, trusted bool) (*built, CompileResult,
 		disk = 512 // a compiler's temporaries and caches (go build's, in /tmp)
 	}
 	var log bytes.Buffer
-	cmd := slot.Command("")
+	cmd := slot.CommandContext(ctx, "")
 	cmd.Args = langs.Expand(lang.Compile, b.vars, b.files)
 	cmd.Box, cmd.Env, cmd.Binds, cmd.Trusted = b.dir, lang.Env, binds(lang), trusted
 	cmd.Stdout, cmd.Stderr = &log, &log
@@ -320,7 +321,7 @@ func (r *run) buildTrusted(prog *problem.Program, kind string) (*built, error) {
 	if cachedProgram(cache, dir) {
 		return cachedBuilt(lang, src, files, dir, kind)
 	}
-	return buildIntoCache(r.j.Slot, lang, files, prog.Sources[0], dir, kind)
+	return buildIntoCache(r.ctx, r.j.Slot, lang, files, prog.Sources[0], dir, kind)
 }
 
 // cachedBuilt is a program found in the cache: its main class, if the
@@ -400,10 +401,10 @@ func cachedProgram(cache, dir string) bool {
 
 // buildIntoCache compiles a trusted program beside dir and renames it
 // into place, so that a half-built program is never found there.
-func buildIntoCache(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, main, dir, kind string) (*built, error) {
+func buildIntoCache(ctx context.Context, slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, main, dir, kind string) (*built, error) {
 	tmp := dir + fmt.Sprintf(".tmp%d", os.Getpid())
 	os.RemoveAll(tmp)
-	b, cr, err := buildMain(slot, lang, files, entryPoint{file: main}, tmp, true)
+	b, cr, err := buildMain(ctx, slot, lang, files, entryPoint{file: main}, tmp, true)
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("%s: %w", kind, err)

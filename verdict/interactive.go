@@ -67,14 +67,14 @@ func (r *run) interactivePass(t *problem.Test, in, sbox, ibox string, tr TestRes
 		return seTest(tr, err)
 	}
 	kattis := r.p.Interactor.Protocol == problem.Kattis
-	sub := r.j.Slot.Command("")
+	sub := r.command()
 	sub.Args = r.prog.command(r.memMB)
 	sub.Box, sub.Env, sub.Binds = sbox, r.prog.lang.Env, binds(r.prog.lang)
 	sub.Stderr = discard{}
 	sub.Limits = r.runLimits(r.prog)
 
 	var istderr bytes.Buffer
-	inter := r.j.Slot.Command("")
+	inter := r.command()
 	inter.Trusted = true
 	inter.Box, inter.Env, inter.Binds = ibox, r.interactor.lang.Env, binds(r.interactor.lang)
 	inter.Stderr = &istderr

@@ -144,18 +144,33 @@ func ValidFileName(n string) error { return langs.ValidFileName(n) }
 
 // Judge judges sub against p. It always returns a result; failures of
 // docket or of the package are SE with an error, never blamed on the
-// submission.
+// submission. A judging whose ctx ends first is cut short (see
+// JudgeOrAbandon) and its result is SE, saying so.
 func (j *Judge) Judge(ctx context.Context, p *problem.Problem, sub Submission, opt Options) *Result {
-	// max_score is the problem's whatever happens next (a CE, an SE),
-	// and the limits are known once the language is: every result says
-	// what is known (docs/protocol.md, "Result").
-	res := &Result{V: 1, SubmissionID: sub.ID, Problem: p.ID, Digest: p.Digest, MaxScore: MaxScore(p),
+	res, err := j.JudgeOrAbandon(ctx, p, sub, opt)
+	if err != nil {
+		return emptyResult(p, sub).fail(SE, err.Error())
+	}
+	return res
+}
+
+// emptyResult is a submission's result before anything is judged. Its
+// max_score is the problem's whatever happens next (a CE, an SE): every
+// result says what is known (docs/protocol.md, "Result").
+func emptyResult(p *problem.Problem, sub Submission) *Result {
+	return &Result{V: 1, SubmissionID: sub.ID, Problem: p.ID, Digest: p.Digest, MaxScore: MaxScore(p),
 		Tests: []TestResult{}, Groups: []GroupResult{}}
+}
+
+// judgeSubmission is Judge without the check for abandonment.
+func (j *Judge) judgeSubmission(ctx context.Context, p *problem.Problem, sub Submission, opt Options) *Result {
+	res := emptyResult(p, sub)
 	lang, err := j.Langs.Lookup(sub.Language)
 	if err != nil {
 		return res.fail(SE, err.Error())
 	}
 	res.Language = lang.ID
+	// The limits are known once the language is: the result says them.
 	(&run{j: j, p: p, lang: lang, opt: opt, res: res}).limits()
 	if _, err := lang.ToolPath(); err != nil {
 		return res.fail(SE, fmt.Sprintf("language %s is unavailable on this worker: %v", lang.ID, err))
@@ -190,7 +205,7 @@ func (j *Judge) judgeFiles(ctx context.Context, p *problem.Problem, lang *langs.
 	}
 	defer os.RemoveAll(ws)
 	os.Chmod(ws, 0o711)
-	r := &run{j: j, p: p, lang: lang, ws: ws, opt: opt, res: res, entry: sub.EntryPoint}
+	r := &run{j: j, p: p, lang: lang, ws: ws, opt: opt, res: res, entry: sub.EntryPoint, ctx: ctx}
 	r.testFn = r.test
 	r.limits()
 	start := time.Now()
@@ -246,6 +261,9 @@ type run struct {
 	prog, prog2 *built
 	checker     *built
 	interactor  *built
+	// ctx is the judging's: every sandbox run of it is killed when it
+	// ends (a run is one judging, as an http.Request is one request).
+	ctx         context.Context
 	seq         int
 	stopped     bool          // pass-fail: a test failed, the rest are skipped
 	sandboxTime time.Duration // wall time inside Cmd.Run / RunPair
@@ -338,7 +356,7 @@ func (r *run) judge(ctx context.Context, sub Submission) {
 		return
 	}
 	res.Compile = cr
-	if r.opt.Observer != nil {
+	if r.opt.Observer != nil && ctx.Err() == nil {
 		r.opt.Observer.Compiled(cr)
 	}
 	if !cr.OK {
@@ -402,16 +420,16 @@ func (r *run) group(ctx context.Context, g *problem.Group, index *int, total int
 	rejected := false
 	judged := false
 	for _, t := range g.Tests {
+		if ctx.Err() != nil {
+			return 0, 0, SK // abandoned: nothing more is run or told
+		}
 		*index++
 		var tr TestResult
 		breakGroup := rejected && g.Config.OnReject != "continue" && !(r.p.Kind == problem.PassFail && r.opt.RunAll)
-		if r.stopped || breakGroup || ctx.Err() != nil {
+		if r.stopped || breakGroup {
 			tr = TestResult{Name: t.Name, Group: g.Name, Verdict: SK, VerdictSource: SourceJudge}
-			if ctx.Err() != nil {
-				tr.Feedback = "judging cancelled"
-			}
-		} else {
-			tr = r.testFn(ctx, t)
+		} else if tr = r.testFn(ctx, t); ctx.Err() != nil {
+			return 0, 0, SK // its run was killed: the result means nothing
 		}
 		// Here, where every test result passes, not in each kind of test:
 		// a test built anywhere else (two-step, interactive) cannot miss it.
@@ -453,6 +471,9 @@ func (r *run) group(ctx context.Context, g *problem.Group, index *int, total int
 	}
 	for _, c := range g.Groups {
 		s, m, cv := r.group(ctx, c, index, total)
+		if ctx.Err() != nil {
+			return 0, 0, SK // abandoned within c: this group is not over either
+		}
 		judged = judged || cv != SK
 		if r.p.Kind == problem.Scoring && c.Name == "sample" {
 			s, m = 0, 0 // samples are shown, not scored
@@ -556,7 +577,7 @@ func (j *Judge) Prepare(p *problem.Problem) error {
 	if err != nil {
 		return err
 	}
-	r := &run{j: j, p: p, lang: l, res: &Result{}}
+	r := &run{j: j, p: p, lang: l, res: &Result{}, ctx: context.Background()}
 	if p.Checker != nil {
 		if _, err := r.buildTrusted(p.Checker, "checker"); err != nil {
 			return err
@@ -569,6 +590,10 @@ func (j *Judge) Prepare(p *problem.Problem) error {
 	}
 	return nil
 }
+
+// command is a sandboxed process of this judging, killed when it is
+// abandoned.
+func (r *run) command() *sandbox.Cmd { return r.j.Slot.CommandContext(r.ctx, "") }
 
 // timed runs a sandboxed step and accounts for its wall time.
 func (r *run) timed(f func()) {

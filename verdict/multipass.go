@@ -101,7 +101,7 @@ func (r *run) validatePass(t *problem.Test, in, out, vbox string, tr TestResult)
 	}
 	defer team.Close()
 	var stdout, stderr bytes.Buffer
-	cmd := r.j.Slot.Command("")
+	cmd := r.command()
 	cmd.Trusted = true
 	cmd.Box, cmd.Env, cmd.Binds = vbox, r.checker.lang.Env, binds(r.checker.lang)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = team, &stdout, &stderr

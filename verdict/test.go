@@ -79,7 +79,7 @@ func (r *run) runProgram(b *built, args []string, inPath, outPath, box string, k
 		return nil, err
 	}
 	defer out.Close()
-	cmd := r.j.Slot.Command("")
+	cmd := r.command()
 	cmd.Args = b.command(r.memMB, args...)
 	cmd.Box, cmd.Env, cmd.Binds = box, b.lang.Env, binds(b.lang)
 	cmd.Stdin, cmd.Stdout = in, out
@@ -183,7 +183,7 @@ func (r *run) check(t *problem.Test, dir, out string, tr TestResult) TestResult 
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	cmd := r.j.Slot.Command("")
+	cmd := r.command()
 	cmd.Trusted = true
 	cmd.Box, cmd.Env, cmd.Binds = box, r.checker.lang.Env, binds(r.checker.lang)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -186,7 +186,8 @@ func (w *Worker) Ready() error {
 }
 
 // Run fetches and judges jobs until ctx is cancelled (SIGTERM). The job in
-// hand is finished within the grace period, else nak'ed for immediate
+// hand is finished within the grace period, else its sandbox run is
+// killed and it is given back with a confirmed nak for immediate
 // redelivery; Run then returns nil.
 func (w *Worker) Run(ctx context.Context) error {
 	log := w.cfg.Logger
@@ -224,7 +225,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		msg, err := w.cons.Next(jetstream.FetchContext(fctx))
 		cancel()
 		if err == nil && ctx.Err() != nil {
-			msg.Nak()
+			w.giveBack(log, msg)
 			break
 		}
 		if err != nil {
@@ -290,6 +291,10 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 					return
 				}
 				msg.InProgress()
+				if w.jobLeftStream(msg, ls) {
+					cancel()
+					return
+				}
 			}
 		}
 	}()
@@ -319,9 +324,11 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 		return
 	}
 	if jctx.Err() != nil {
-		log.Warn().Msg("grace period over: job given back for redelivery")
+		// The run in progress was killed and the judging reported
+		// nothing more: only the events already sent go out.
+		log.Warn().Msg("grace period over: judging abandoned, job given back for redelivery")
 		ev.flush()
-		msg.Nak()
+		w.giveBack(log, msg)
 		return
 	}
 	if err != nil {
@@ -423,7 +430,12 @@ func (w *Worker) judgeJob(ctx context.Context, job *Job, ev *events) (*verdict.R
 		opt.TimeLimit = time.Duration(l.TimeMs) * time.Millisecond
 		opt.MemoryMB, opt.OutputMB = l.MemoryMB, l.OutputMB
 	}
-	res := w.judge.Judge(ctx, p, verdict.Submission{ID: job.SubmissionID, Language: job.Language, Files: files, EntryPoint: job.EntryPoint}, opt)
+	// Abandoned (SIGTERM's grace over, the lease lost): the run in
+	// progress is killed at once; handle gives the job back or drops it.
+	res, err := w.judge.JudgeOrAbandon(ctx, p, verdict.Submission{ID: job.SubmissionID, Language: job.Language, Files: files, EntryPoint: job.EntryPoint}, opt)
+	if err != nil {
+		return nil, err
+	}
 	res.FeedbackPolicy = policy
 	return res, nil
 }

@@ -28,7 +28,7 @@ type queueEnv struct {
 	MaxDeliver    int             `envconfig:"MAX_DELIVER" default:"5" desc:"deliveries before a job gets a final SE result"`
 	BackOff       []time.Duration `envconfig:"BACKOFF" desc:"redelivery delays after the 1st, 2nd, ... unacknowledged delivery, comma-separated (e.g. 10s,30s,2m; at most MAX_DELIVER entries); when set the server uses them in place of ACK_WAIT"`
 	Replicas      int             `envconfig:"REPLICAS" default:"1" desc:"stream replicas: 1 on one server, 3 on a cluster"`
-	Grace         time.Duration   `envconfig:"GRACE" default:"30s" desc:"SIGTERM: time to finish the current job before giving it back"`
+	Grace         time.Duration   `envconfig:"GRACE" default:"30s" desc:"SIGTERM: time to finish the current job; past it the job's sandbox run is killed and the job given back for another worker at once"`
 	MetricsAddr   string          `envconfig:"METRICS_ADDR" default:"127.0.0.1:9090" desc:"worker /metrics, /livez, /readyz (empty: off)"`
 	MaxSource     int             `envconfig:"MAX_SOURCE_BYTES" default:"131072" desc:"largest submission (all files) accepted: workers answer a larger one CE, docket submit refuses it; keep it under a sixth of the NATS server's max_payload (JSON may spell a byte in six)"`
 	UnservedWait  time.Duration   `envconfig:"UNSERVED_AFTER" default:"10m" desc:"a job on a queue that no worker has ever served (a typo: docket.jobs.defualt) is answered SE after waiting this long and removed"`

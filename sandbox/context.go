@@ -1,0 +1,77 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// ErrCanceled is the error of a run whose context ended before it did:
+// the run was killed at once, whole tree, and its Result (Status SE,
+// Source SourceCanceled) measures nothing the caller should judge. The
+// error also wraps the context's cause (context.Canceled,
+// context.DeadlineExceeded or the cancel cause), for errors.Is.
+var ErrCanceled = errors.New("sandbox: run cancelled")
+
+// SourceCanceled is the Source of a run its context ended.
+const SourceCanceled = "cancelled"
+
+// CommandContext is Command with a context, as exec.CommandContext: when
+// ctx is done before the run ends, the whole sandboxed tree is killed at
+// once (no grace: the target is not trusted to clean up), and Wait
+// returns an error matching ErrCanceled and ctx's cause.
+func (sl *Slot) CommandContext(ctx context.Context, name string, args ...string) *Cmd {
+	if ctx == nil {
+		panic("sandbox: CommandContext with a nil Context")
+	}
+	c := sl.Command(name, args...)
+	c.ctx = ctx
+	return c
+}
+
+// canceledErr is the error of a run that never started because its
+// context had already ended, or that its context ended.
+func (c *Cmd) canceledErr() error {
+	return fmt.Errorf("%w: %w", ErrCanceled, context.Cause(c.ctx))
+}
+
+// startCanceled reports a context already done at Start: nothing is
+// launched, as in os/exec.
+func (c *Cmd) startCanceled() error {
+	if c.ctx == nil || c.ctx.Err() == nil {
+		return nil
+	}
+	return c.canceledErr()
+}
+
+// watchContext kills the run when its context ends first. It counts
+// among the watchers, which Wait waits for once the run is over.
+func (c *Cmd) watchContext() {
+	if c.ctx == nil || c.ctx.Done() == nil {
+		return
+	}
+	c.watchers.Add(1)
+	go func() {
+		defer c.watchers.Done()
+		select {
+		case <-c.ctx.Done():
+			c.kill(SE, SourceCanceled)
+		case <-c.done:
+		}
+	}()
+}
+
+// waitErr is Wait's error for a run its context killed: set only when
+// that kill was the first (a run already over its time limit keeps its
+// TLE).
+func (c *Cmd) waitErr(res *Result) error {
+	c.killMu.Lock()
+	canceled := c.killSrc == SourceCanceled
+	c.killMu.Unlock()
+	if !canceled {
+		return nil
+	}
+	err := c.canceledErr()
+	res.Status, res.Source, res.Error = SE, SourceCanceled, err.Error()
+	return err
+}
