@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketjudge/docket/internal/natstest"
 	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -28,38 +28,10 @@ const (
 // reachable in process only.
 func startNATS(t *testing.T) jetstream.JetStream {
 	t.Helper()
-	s, err := server.NewServer(&server.Options{
-		ServerName:         "bridge-test",
-		Host:               "127.0.0.1",
-		Port:               -1,
-		DontListen:         true,
-		JetStream:          true,
-		StoreDir:           t.TempDir(),
-		JetStreamMaxMemory: 64 << 20,
-		JetStreamMaxStore:  256 << 20,
-		NoSigs:             true,
-		NoLog:              true,
+	s := natstest.Start(t, natstest.InProcessOnly(), func(o *server.Options) {
+		o.ServerName, o.JetStreamMaxMemory, o.JetStreamMaxStore = "bridge-test", 64<<20, 256<<20
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server did not start")
-	}
-	nc, err := nats.Connect("", nats.InProcessServer(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		nc.Close()
-		s.Shutdown()
-		s.WaitForShutdown()
-	})
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, js := natstest.Connect(t, s)
 	return js
 }
 

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketjudge/docket/internal/natstest"
 	"github.com/docketjudge/docket/langs"
 	"github.com/docketjudge/docket/sandbox"
 	"github.com/docketjudge/docket/verdict"
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
@@ -88,16 +88,8 @@ func BenchmarkBurst(b *testing.B) {
 			return time.Since(start)
 		}
 
-		ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: b.TempDir(), NoSigs: true, NoLog: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		ns.Start()
-		if !ns.ReadyForConnections(10 * time.Second) {
-			b.Fatal("nats")
-		}
-		nc, _ := nats.Connect("", nats.InProcessServer(ns))
-		js, _ := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096))
+		ns := natstest.Start(b, natstest.InProcessOnly())
+		nc, js := natstest.Connect(b, ns, jetstream.WithPublishAsyncMaxPending(4096))
 		ctx, cancel := context.WithCancel(context.Background())
 		if err := EnsureStreams(ctx, js, StreamOptions{}); err != nil {
 			b.Fatal(err)

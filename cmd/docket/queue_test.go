@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/internal/natscluster"
+	"github.com/docketjudge/docket/internal/natstest"
 	"github.com/docketjudge/docket/worker"
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -38,21 +38,8 @@ type queueFixture struct {
 func newQueueFixture(t *testing.T, ackWait string) *queueFixture {
 	t.Helper()
 	needRoot(t)
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats not ready")
-	}
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	nc, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, _ := jetstream.New(nc)
+	ns := natstest.Start(t)
+	nc, js := natstest.Connect(t, ns)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := worker.EnsureStreams(ctx, js, worker.StreamOptions{}); err != nil {

@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketjudge/docket/internal/natstest"
 	"github.com/docketjudge/docket/worker"
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -22,21 +21,8 @@ import (
 // are the caller's.
 func submitServer(t *testing.T) (jetstream.JetStream, string) {
 	t.Helper()
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats not ready")
-	}
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	nc, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, _ := jetstream.New(nc)
+	ns := natstest.Start(t)
+	_, js := natstest.Connect(t, ns)
 	return js, ns.ClientURL()
 }
 

@@ -1,0 +1,61 @@
+// Package natstest is the one helper for tests against a real NATS
+// server: an embedded nats-server with JetStream, in process, storing in
+// the test's temporary directory and shut down with the test. Tests of
+// clusters and faults run real nats-server processes instead.
+package natstest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Option changes the server's options before it starts.
+type Option func(*server.Options)
+
+// InProcessOnly keeps the server off the network: clients reach it with
+// nats.InProcessServer (Connect does).
+func InProcessOnly() Option { return func(o *server.Options) { o.DontListen = true } }
+
+// Start runs an embedded JetStream server on a free loopback port.
+func Start(tb testing.TB, opts ...Option) *server.Server {
+	tb.Helper()
+	o := &server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: tb.TempDir(), NoSigs: true, NoLog: true}
+	for _, opt := range opts {
+		opt(o)
+	}
+	s, err := server.NewServer(o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		tb.Fatal("embedded nats-server not ready after 10s")
+	}
+	tb.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	return s
+}
+
+// Connect opens a connection to s and its JetStream context, closed with
+// the test: over TCP as any client would, or in process when the server
+// does not listen (InProcessOnly).
+func Connect(tb testing.TB, s *server.Server, opts ...jetstream.JetStreamOpt) (*nats.Conn, jetstream.JetStream) {
+	tb.Helper()
+	url, how := s.ClientURL(), []nats.Option(nil)
+	if s.Addr() == nil {
+		url, how = "", []nats.Option{nats.InProcessServer(s)}
+	}
+	nc, err := nats.Connect(url, how...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(nc.Close)
+	js, err := jetstream.New(nc, opts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return nc, js
+}
