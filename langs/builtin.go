@@ -51,7 +51,7 @@ func builtin() []*Language {
 			Run:     []string{"java", "-Xss64m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-Xmx{memory_mb}m", "-DONLINE_JUDGE=true", "-cp", ".", "{class}"},
 			Binds:   []string{"/etc/java-17-openjdk"}, Threads: 256, TimeMultiplier: 2,
 			CompileTime: Duration(60 * time.Second), Version: []string{"javac", "-version"},
-			FindMainClass: true, OOMExitCode: jvmOOMExit,
+			FindMainClass: true, OOMExitCode: jvmOOMExit, MemoryReserveMB: jvmMemoryReserveMB,
 		},
 		{
 			ID: "kotlin", Name: "Kotlin (JVM)", Extensions: []string{".kt"}, Source: "main.kt",
@@ -59,7 +59,7 @@ func builtin() []*Language {
 			Run:     []string{"java", "-Xss64m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-Xmx{memory_mb}m", "-DONLINE_JUDGE=true", "-cp", ".:" + kotlinStdlib, "{class}"},
 			Binds:   []string{"/etc/java-17-openjdk"}, Threads: 256, TimeMultiplier: 2,
 			CompileTime: Duration(120 * time.Second), CompileMemoryMB: 2048, Version: []string{"kotlinc", "-version"},
-			FindMainClass: true, OOMExitCode: jvmOOMExit,
+			FindMainClass: true, OOMExitCode: jvmOOMExit, MemoryReserveMB: jvmMemoryReserveMB,
 		},
 		{
 			ID: "go", Name: "Go", Extensions: []string{".go"}, Source: "main.go",

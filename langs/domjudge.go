@@ -108,7 +108,7 @@ func domjudgeLangs() []*Language {
 			CompileTime: Duration(120 * time.Second), CompileMemoryMB: 2048, Version: []string{"scalac", "-version"},
 			// As Java and Kotlin: the object with main is found among the
 			// compiled classes; a heap OOM is MLE.
-			FindMainClass: true, OOMExitCode: jvmOOMExit,
+			FindMainClass: true, OOMExitCode: jvmOOMExit, MemoryReserveMB: jvmMemoryReserveMB,
 		},
 		{
 			ID: "php", Name: "PHP", Extensions: []string{".php"}, Source: "main.php",

@@ -86,6 +86,12 @@ type Language struct {
 	// -XX:+ExitOnOutOfMemoryError exits 3): MLE, verdict_source
 	// memory_heap, rather than RE.
 	OOMExitCode int `yaml:"oom_exit_code,omitempty" json:"oom_exit_code,omitempty"`
+	// MemoryReserveMB is memory a run gets beyond the problem's limit for
+	// the runtime itself, when the limit applies to the program's heap
+	// ({memory_mb} in -Xmx), as DOMjudge reserves for the JVM: HotSpot's
+	// own memory is not the program's, and unwinding a StackOverflowError
+	// from a 64 MiB stack takes 250-450 MiB of it.
+	MemoryReserveMB int `yaml:"memory_reserve_mb,omitempty" json:"memory_reserve_mb,omitempty"`
 	// Version is a host command printing the toolchain's version; its first
 	// line is reported.
 	Version []string `yaml:"version,omitempty" json:"version,omitempty"`

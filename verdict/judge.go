@@ -298,7 +298,7 @@ func (r *run) limits() {
 	r.diskMB = max(firstPositive(r.p.Limits.DiskMB, r.lang.DiskMB, DefaultDiskMB), r.outMB)
 	*lu = LimitsUsed{TimeMs: r.tl.Milliseconds(), BaseTimeMs: base.Milliseconds(), TimeSource: src,
 		TimeMultiplier: mult, WallMs: r.wall.Milliseconds(), WallOvershoot: over.String(),
-		MemoryMB: r.memMB, OutputMB: r.outMB, DiskMB: r.diskMB}
+		MemoryMB: r.memMB, MemoryReserveMB: r.lang.MemoryReserveMB, OutputMB: r.outMB, DiskMB: r.diskMB}
 }
 
 func firstPositive(v ...int) int {

@@ -38,8 +38,9 @@ public class Oom {
     }
 }
 `
-	// deepJava overflows its 64 MiB stack (-Xss64m); the JVM then uses
-	// some 230 MiB, so it runs under 512 MiB to fail by the stack alone.
+	// deepJava overflows its 64 MiB stack (-Xss64m); unwinding it takes
+	// the JVM 250-450 MiB of its own, which the language's
+	// memory_reserve_mb covers: RE even under a 64 MiB limit.
 	deepJava = `public class Deep {
     static long depth(long n) { return depth(n + 1) + 1; }
     public static void main(String[] args) { System.out.println(depth(0)); }
@@ -148,7 +149,9 @@ func (c jvmCase) check(t *testing.T, j *Judge, p *problem.Problem) {
 // The JVM's failures get their verdicts, with the real javac, kotlinc
 // and java in the sandbox: a heap (-Xmx) exhausted is MLE memory_heap
 // even if the program catches the error (before: RE, or the program's
-// own answer); memory exhausted otherwise is MLE; a stack overflow RE.
+// own answer), a heap filled bit by bit too (the JVM's own memory is
+// reserved beyond the limit, memory_reserve_mb); a stack overflow RE
+// even under 64 MiB (before the reserve: MLE, the JVM's unwinding).
 // The main class is found among the compiled classes: in a package, in
 // a second non-public class, in a Kotlin object (before: a source regex
 // picked the first class, or the jar's manifest none); none is CE.
@@ -157,8 +160,8 @@ func TestJVMVerdicts(t *testing.T) {
 	p := onePlusProblem(t)
 	for _, c := range []jvmCase{
 		{name: "heap exhausted", lang: "java", files: map[string]string{"Huge.java": hugeArrayJava}, memMB: 256, verdict: MLE, source: SourceHeap},
-		{name: "memory exhausted", lang: "java", files: map[string]string{"Oom.java": oomLoopJava}, memMB: 128, verdict: MLE},
-		{name: "stack overflow", lang: "java", files: map[string]string{"Deep.java": deepJava}, memMB: 512, verdict: RE, source: "exit_code"},
+		{name: "memory exhausted", lang: "java", files: map[string]string{"Oom.java": oomLoopJava}, memMB: 128, verdict: MLE, source: SourceHeap},
+		{name: "stack overflow", lang: "java", files: map[string]string{"Deep.java": deepJava}, memMB: 64, verdict: RE, source: "exit_code"},
 		{name: "package", lang: "java", files: map[string]string{"Main.java": packagedJava}, verdict: AC},
 		{name: "main in the second class", lang: "java", files: map[string]string{"Main.java": mainInSecondJava}, verdict: AC},
 		{name: "java without main", lang: "java", files: map[string]string{"NoMain.java": noMainJava}, verdict: CE, log: "no class has a method public static void main"},

@@ -122,8 +122,11 @@ type LimitsUsed struct {
 	TimeSource     string  `json:"time_source"`     // job, problem.yaml, .timelimit, default
 	TimeMultiplier float64 `json:"time_multiplier"` // the language's
 	MemoryMB       int     `json:"memory_mb"`
-	OutputMB       int     `json:"output_mb"`
-	DiskMB         int     `json:"disk_mb"` // a test run's /box and /tmp together
+	// MemoryReserveMB: what a run of the language gets beyond MemoryMB
+	// for its runtime (the JVM's), the limit applying to its heap.
+	MemoryReserveMB int `json:"memory_reserve_mb,omitempty"`
+	OutputMB        int `json:"output_mb"`
+	DiskMB          int `json:"disk_mb"` // a test run's /box and /tmp together
 
 	// WallMs is a test run's wall-clock limit: TimeMs plus the overshoot
 	// WallOvershoot ("1s|10%": the larger of 1 s and 10% of TimeMs).

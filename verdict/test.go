@@ -100,7 +100,7 @@ const submissionStderrCap = 64 << 10
 func (r *run) runLimits(b *built) sandbox.Limits {
 	out := int64(r.outMB) << 20
 	l := sandbox.Limits{
-		CPUTime: r.tl, WallTime: r.wall, Memory: int64(r.memMB) << 20,
+		CPUTime: r.tl, WallTime: r.wall, Memory: int64(r.memMB+b.lang.MemoryReserveMB) << 20,
 		Processes: b.lang.Processes, Threads: b.lang.Threads, OpenFiles: b.lang.OpenFiles,
 		Stdout: out, Stderr: submissionStderrCap, TruncateStderr: true, FileSize: out, Disk: int64(r.diskMB) << 20,
 	}
