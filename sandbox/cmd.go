@@ -842,11 +842,6 @@ func (c *Cmd) cleanup() error {
 	return nil
 }
 
-func isDir(p string) bool {
-	st, err := os.Lstat(p)
-	return err == nil && st.IsDir()
-}
-
 func closeAll(fs []*os.File) {
 	for _, f := range fs {
 		f.Close()

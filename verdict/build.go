@@ -29,7 +29,6 @@ const compileLogCap = 64 << 10
 type built struct {
 	lang  *langs.Language
 	dir   string            // host directory with the program's files
-	argv  []string          // run command, templates filled but {memory_mb}
 	vars  map[string]string // template values
 	files []string
 }

@@ -70,7 +70,9 @@ func (m *v2Manager) enableControllers(ownCgroup bool) error {
 		// cgroup), which is ours to configure.
 		if err := writeSubtree(parentOfParent, c); err != nil && ownCgroup && errors.Is(err, syscall.EBUSY) {
 			if mvErr := moveSelfToLeaf(parentOfParent); mvErr == nil {
-				err = writeSubtree(parentOfParent, c)
+				// A second failure shows below: the controller is then
+				// not among those offered.
+				_ = writeSubtree(parentOfParent, c)
 			}
 		}
 	}
