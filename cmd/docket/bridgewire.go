@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/bridge"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 )
@@ -72,7 +73,7 @@ func newBridge(js jetstream.JetStream, qe queueEnv, be bridgeEnv, dataDir string
 // the operator token and HMAC secret given.
 func bridgeConfig(qe queueEnv, be bridgeEnv, token, secret string, log zerolog.Logger) bridge.Config {
 	return bridge.Config{Prefix: qe.SubjectPrefix, Token: token, HMACSecret: []byte(secret),
-		CORSOrigins: be.BridgeCORS, Logger: log, CreateStreams: true,
+		CORSOrigins: be.BridgeCORS, Logger: log, CreateStreams: true, Streams: qe.streams(),
 		MaxConns: be.MaxConns, MaxConnsPerClient: be.MaxPerClient, Heartbeat: be.Heartbeat}
 }
 
@@ -177,7 +178,7 @@ func runToken(args []string) int {
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
-	if fs.NArg() != 1 || !bridge.ValidID(fs.Arg(0)) || *validFor < 0 {
+	if fs.NArg() != 1 || !protocol.ValidID(fs.Arg(0)) || *validFor < 0 {
 		fmt.Fprintln(os.Stderr, "docket token: want one valid submission id, and a --valid-for that is not negative")
 		fs.Usage()
 		return exitUsage

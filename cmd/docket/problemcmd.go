@@ -6,14 +6,16 @@ import (
 
 	"flag"
 	"fmt"
-	"github.com/docketjudge/docket/worker"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/docketjudge/docket/protocol"
+	"github.com/docketjudge/docket/worker"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/docketjudge/docket/verdict"
 	"github.com/docketjudge/docket/verdict/problem"
@@ -186,7 +188,7 @@ func runProblemPush(args []string) int {
 	js, _ := jsFor(nc)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := worker.EnsureStreams(ctx, js, worker.StreamOptions{Prefix: qe.SubjectPrefix, Replicas: qe.Replicas}); err != nil {
+	if err := protocol.EnsureStreams(ctx, js, qe.streams()); err != nil {
 		fmt.Fprintln(os.Stderr, "docket problem push:", err)
 		return exitSystem
 	}
@@ -215,7 +217,7 @@ func runProblemList(args []string) int {
 	js, _ := jsFor(nc)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	obs, err := js.ObjectStore(ctx, worker.ProblemBucket)
+	obs, err := js.ObjectStore(ctx, protocol.ProblemBucket)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket problem list:", err)
 		return exitSystem

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/worker"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -92,7 +93,7 @@ func runServe(args []string) int {
 	js, _ := jsFor(nc)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	if err := worker.EnsureStreams(ctx, js, worker.StreamOptions{Prefix: qe.SubjectPrefix, Replicas: 1}); err != nil {
+	if err := protocol.EnsureStreams(ctx, js, protocol.StreamOptions{Prefix: qe.SubjectPrefix, Replicas: 1}); err != nil {
 		log.Error().Err(err).Msg("streams")
 		return exitSystem
 	}
@@ -124,7 +125,7 @@ func runServe(args []string) int {
 		if !nc.IsConnected() {
 			return errors.New("NATS not connected")
 		}
-		if _, err := js.Stream(context.Background(), worker.JobsStream); err != nil {
+		if _, err := js.Stream(context.Background(), protocol.JobsStream); err != nil {
 			return fmt.Errorf("streams: %w", err)
 		}
 		for i, w := range ws {

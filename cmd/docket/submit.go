@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/langs"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict"
-	"github.com/docketjudge/docket/worker"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -61,8 +61,12 @@ func runSubmit(args []string) int {
 		rand.Read(b)
 		*id = "s-" + hex.EncodeToString(b)
 	}
-	if !worker.ValidID(*id) {
+	if !protocol.ValidID(*id) {
 		fmt.Fprintln(os.Stderr, "docket submit: --id must be 1-128 characters of [A-Za-z0-9_-]")
+		return exitUsage
+	}
+	if !protocol.ValidQueue(*queue) {
+		fmt.Fprintf(os.Stderr, "docket submit: queue %q is not a queue name: 1-64 characters of [A-Za-z0-9_-]\n", *queue)
 		return exitUsage
 	}
 	body := submissionJob(sub, *id, *prob, *entry, *tl)
@@ -83,11 +87,11 @@ func runSubmit(args []string) int {
 	js, _ := jsFor(nc)
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	subj := worker.Subjects{Prefix: qe.SubjectPrefix}
+	subj := protocol.Subjects{Prefix: qe.SubjectPrefix}
 	if !flagSet(fs, "retry") {
 		*retry = qe.SubmitRetry
 	}
-	if err := publishJob(ctx, js, subj.Jobs(*queue), body, *id, *retry, os.Stderr); err != nil {
+	if err := publishJob(ctx, js, subj.Job(*queue, *id), body, *id, *retry, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "docket submit: publish:", err)
 		return exitSystem
 	}
@@ -109,20 +113,20 @@ func runSubmit(args []string) int {
 
 // submissionJob is the job of a submission read from files, as JSON.
 func submissionJob(sub verdict.Submission, id, prob, entry string, timeLimit time.Duration) []byte {
-	job := worker.Job{V: 1, SubmissionID: id, Problem: prob, Language: sub.Language, Files: map[string]string{}, EntryPoint: entry}
+	job := protocol.Job{V: 1, SubmissionID: id, Problem: prob, Language: sub.Language, Files: map[string]string{}, EntryPoint: entry}
 	for n, b := range sub.Files {
 		job.Files[n] = string(b)
 	}
 	if timeLimit > 0 {
-		job.Limits = &worker.JobLimits{TimeMs: int(timeLimit.Milliseconds())}
+		job.Limits = &protocol.JobLimits{TimeMs: int(timeLimit.Milliseconds())}
 	}
 	body, _ := json.Marshal(job)
 	return body
 }
 
 // followEvents prints a submission's events until its final one.
-func followEvents(ctx context.Context, js jetstream.JetStream, subj worker.Subjects, id string, out *os.File) (*verdict.Result, error) {
-	s, err := js.Stream(ctx, worker.EventsStream)
+func followEvents(ctx context.Context, js jetstream.JetStream, subj protocol.Subjects, id string, out *os.File) (*verdict.Result, error) {
+	s, err := js.Stream(ctx, protocol.EventsStream)
 	if err != nil {
 		return nil, err
 	}
@@ -143,22 +147,22 @@ func followEvents(ctx context.Context, js jetstream.JetStream, subj worker.Subje
 		if err != nil {
 			return nil, fmt.Errorf("waiting for %s: %w", id, err)
 		}
-		var ev worker.Event
+		var ev protocol.Event
 		if json.Unmarshal(m.Data(), &ev) != nil {
 			continue
 		}
 		switch ev.Type {
-		case "started":
+		case protocol.EventStarted:
 			fmt.Fprintf(out, "started on %s (attempt %d)\n", ev.Worker, ev.Attempt)
-		case "compile":
+		case protocol.EventCompile:
 			if ev.Compile != nil {
 				disp.Compiled(*ev.Compile)
 			}
-		case "test":
+		case protocol.EventTest:
 			if ev.Test != nil {
 				disp.Test(ev.Index, ev.Total, *ev.Test)
 			}
-		case "final":
+		case protocol.EventFinal:
 			if ev.Result == nil {
 				return nil, fmt.Errorf("final event without a result")
 			}

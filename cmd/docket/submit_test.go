@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/internal/natstest"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/worker"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -49,7 +50,7 @@ func runSubmitCmd(t *testing.T, bin, url string, extra []string, args ...string)
 
 func jobsStored(t *testing.T, js jetstream.JetStream) uint64 {
 	t.Helper()
-	s, err := js.Stream(context.Background(), worker.JobsStream)
+	s, err := js.Stream(context.Background(), protocol.JobsStream)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func jobsStored(t *testing.T, js jetstream.JetStream) uint64 {
 func TestSubmitRefusesOversizeLocally(t *testing.T) {
 	bin := docketBinary(t)
 	js, url := submitServer(t)
-	if err := worker.EnsureStreams(context.Background(), js, worker.StreamOptions{}); err != nil {
+	if err := protocol.EnsureStreams(context.Background(), js, protocol.StreamOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -117,15 +118,15 @@ func TestSubmitRetriesPublish(t *testing.T) {
 	}
 	go func() {
 		time.Sleep(1500 * time.Millisecond)
-		worker.EnsureStreams(context.Background(), js, worker.StreamOptions{})
+		protocol.EnsureStreams(context.Background(), js, protocol.StreamOptions{})
 	}()
 	code, stderr = runSubmitCmd(t, bin, url, []string{"DOCKET_SUBMIT_RETRY=20s"}, "--problem", "aplusb", "--id", "retried", src)
 	if code != exitOK || !strings.Contains(stderr, "publish failed: ") || !strings.Contains(stderr, "retrying (1), up to 20s") {
 		t.Fatalf("exit %d, stderr %q; want success after saying it retries", code, stderr)
 	}
 	t.Logf("docket submit while no stream stores the subject, then one does:\n%s", stderr)
-	s, _ := js.Stream(context.Background(), worker.JobsStream)
-	m, err := s.GetLastMsgForSubject(context.Background(), worker.Subjects{Prefix: "docket"}.Jobs("default"))
+	s, _ := js.Stream(context.Background(), protocol.JobsStream)
+	m, err := s.GetLastMsgForSubject(context.Background(), protocol.Subjects{Prefix: "docket"}.Job("default", "retried"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,7 +85,7 @@ func runWorker(args []string) int {
 	capacity := fs.Bool(string(worker.ModeCapacityTest), false, "capacity tests only: judge nothing, ack every job with verdict SE \"not judged\" (same as DOCKET_WORKER_MODE="+string(worker.ModeCapacityTest)+")")
 	feedback := fs.String("feedback-policy", "", feedbackFlag)
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: docket worker [--%s] [--feedback-policy samples|all|none]\n\nPulls jobs from docket.jobs.<queue> one at a time, judges them, publishes events and results.\nSIGTERM: stops fetching, finishes the current job within DOCKET_GRACE, else kills its run and gives it back at once; exit 0.\n\n", worker.ModeCapacityTest)
+		fmt.Fprintf(os.Stderr, "usage: docket worker [--%s] [--feedback-policy samples|all|none]\n\nPulls jobs from docket.jobs.<queue>.<submission_id> one at a time, judges them, publishes events and results.\nSIGTERM: stops fetching, finishes the current job within DOCKET_GRACE, else kills its run and gives it back at once; exit 0.\n\n", worker.ModeCapacityTest)
 		fs.PrintDefaults()
 		envUsageAll()
 		usagef(&workerEnv{})
