@@ -9,8 +9,13 @@ export CGO_ENABLED ?= 1
 
 .PHONY: build test race fuzz bench run deps vet clean check-problems docs
 
+# What docket version prints. The commit is also in the build information
+# (vcs.revision) when the go command stamps it, which it does not in a git
+# worktree or under GOFLAGS=-buildvcs=false; COMMIT covers those.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
 build:
-	$(GO) build -o $(BIN) ./cmd/docket
+	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/docket
 
 # System packages the tests need (Debian names): the C toolchain for the
 # sandbox tests, and the language catalog's toolchains for the judging

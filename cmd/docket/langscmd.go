@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -16,13 +15,12 @@ func init() {
 }
 
 func runLangs(args []string) int {
-	fs := flag.NewFlagSet("langs", flag.ContinueOnError)
+	fs := newFlags("langs", helpText{
+		synopsis: "[--json]",
+		about:    "Lists the language catalog: each language's id, aliases, extensions, time multiplier, and the\ninstalled version or why it is unavailable. Exit 2 when the languages file does not load.",
+		example:  "docket langs --json",
+	})
 	asJSON := fs.Bool("json", false, "print JSON")
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: docket langs [--json]\n\nflags:\n")
-		fs.PrintDefaults()
-		envUsage()
-	}
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}

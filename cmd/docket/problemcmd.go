@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/docketjudge/docket/protocol"
@@ -38,10 +38,29 @@ var expected = map[string]verdict.Verdict{
 	"partially_accepted":    verdict.AC, // with a score strictly between 0 and the maximum
 }
 
+const problemUsage = `usage: docket problem <subcommand> [flags] [arguments]
+
+Problem packages (docs/problems.md).
+
+subcommands:
+  check DIR     judge every program under DIR/submissions/<expected>/ and report any that
+                misses its expected verdict; exit 1 if any did
+  push DIR...   validate packages and upload them to the store (bucket docket-problems on DOCKET_NATS_URL)
+  list          the packages in the store
+
+Each subcommand takes --help (its flags and the DOCKET_* variables it reads).
+
+example:
+  docket problem check problems/hello && docket problem push problems/hello
+`
+
 func runProblem(args []string) int {
-	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" {
-		fmt.Fprintf(os.Stderr, "usage: docket problem check DIR | push DIR... | list\n\n  push DIR    validate and upload packages to the store (DOCKET_NATS_URL)\n  list        the packages in the store\n  check DIR   judge every program under DIR/submissions/<expected>/ and report any that\n              misses its expected verdict (accepted, wrong_answer, time_limit_exceeded,\n              run_time_error, memory_limit_exceeded, output_limit_exceeded, compile_error,\n              partially_accepted); exit 1 if any did\n")
-		envUsage()
+	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" || args[0] == "help" {
+		w := os.Stdout
+		if len(args) == 0 {
+			w = os.Stderr
+		}
+		fmt.Fprint(w, problemUsage)
 		if len(args) == 0 {
 			return exitUsage
 		}
@@ -60,13 +79,21 @@ func runProblem(args []string) int {
 }
 
 func runProblemCheck(args []string) int {
-	fs := flag.NewFlagSet("problem check", flag.ContinueOnError)
+	fs := newFlags("problem check", helpText{
+		synopsis: "[-v] DIR",
+		about: "Loads the package in DIR, builds its checker and interactor, and judges every program under\n" +
+			"DIR/submissions/<expected>/, where <expected> is one of accepted, wrong_answer, time_limit_exceeded,\n" +
+			"run_time_error, memory_limit_exceeded, output_limit_exceeded, compile_error, presentation_error,\n" +
+			"partially_accepted. Each step is shown on stderr. Exit: 0 every program got its expected verdict,\n" +
+			"1 one did not, or the package does not load or has no submissions/, 2 usage, 3 host error.",
+		example: "docket problem check problems/hello",
+	})
 	verbose := fs.Bool("v", false, "print every test")
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "docket problem check: one problem directory")
+		fmt.Fprintln(os.Stderr, "docket problem check: want one problem directory (docket problem check --help)")
 		return exitUsage
 	}
 	dir := fs.Arg(0)
@@ -176,8 +203,19 @@ func listSubmissions(root string) ([]pkgSubmission, error) {
 }
 
 func runProblemPush(args []string) int {
+	fs := newFlags("problem push", helpText{
+		synopsis: "DIR...",
+		about: "Validates each package directory and uploads it to the store (object store bucket docket-problems),\n" +
+			"where workers and docket submit find it by its id. Each step is shown on stderr.\n" +
+			"Exit: 0 all pushed, 1 a package did not load or upload, 2 usage, 3 NATS unreachable.",
+		example: "docket problem push problems/hello problems/aplusb",
+	})
+	if code, ok := parseArgs(fs, args); !ok {
+		return code
+	}
+	args = fs.Args()
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "docket problem push DIR...")
+		fmt.Fprintln(os.Stderr, "docket problem push: want at least one DIR (docket problem push --help)")
 		return exitUsage
 	}
 	qe, nc, code := dialNATS("docket problem push")
@@ -209,6 +247,17 @@ func runProblemPush(args []string) int {
 }
 
 func runProblemList(args []string) int {
+	fs := newFlags("problem list", helpText{
+		about:   "Lists the packages in the store: id, name, size, digest, when pushed.",
+		example: "docket problem list",
+	})
+	if code, ok := parseArgs(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintln(os.Stderr, "docket problem list: takes no arguments")
+		return exitUsage
+	}
 	_, nc, code := dialNATS("docket problem list")
 	if nc == nil {
 		return code
@@ -227,8 +276,14 @@ func runProblemList(args []string) int {
 		fmt.Fprintln(os.Stderr, "docket problem list:", err)
 		return exitSystem
 	}
+	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tBYTES\tDIGEST\tPUSHED")
 	for _, o := range list {
-		fmt.Printf("%-24s %-32s %8d bytes  %s  %s\n", o.Name, o.Description, o.Size, o.Metadata["problem_digest"], o.ModTime.Format(time.RFC3339))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", o.Name, o.Description, o.Size, o.Metadata["problem_digest"], o.ModTime.Format(time.RFC3339))
+	}
+	tw.Flush()
+	if len(list) == 0 {
+		fmt.Fprintln(os.Stderr, "no problems in the store: docket problem push DIR")
 	}
 	return exitOK
 }

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// runBin runs the built docket with env added, returning stdout, stderr
+// and the exit code.
+func runBin(t *testing.T, bin string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("docket %v: %v", args, err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestParseInterspersed(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		prob string
+		pos  []string
+	}{
+		{[]string{"a.c", "--problem", "P"}, "P", []string{"a.c"}},
+		{[]string{"--problem", "P", "a.c", "b.c"}, "P", []string{"a.c", "b.c"}},
+		{[]string{"a.c", "--problem=P", "b.c"}, "P", []string{"a.c", "b.c"}},
+		{[]string{"--problem", "P", "--", "-x.c", "--problem"}, "P", []string{"-x.c", "--problem"}},
+		{[]string{"a.c", "--", "--help"}, "", []string{"a.c", "--help"}},
+		{[]string{"-", "--problem", "P"}, "P", []string{"-"}},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		prob := fs.String("problem", "", "")
+		if err := parseInterspersed(fs, c.args); err != nil {
+			t.Errorf("%q: %v", c.args, err)
+			continue
+		}
+		if *prob != c.prob || !reflect.DeepEqual(append([]string{}, fs.Args()...), c.pos) {
+			t.Errorf("%q: problem %q args %q, want %q %q", c.args, *prob, fs.Args(), c.prob, c.pos)
+		}
+	}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(new(bytes.Buffer))
+	fs.String("problem", "", "")
+	if err := parseInterspersed(fs, []string{"a.c", "-x.c"}); err == nil {
+		t.Error("a file named -x.c before -- was taken as a file, not refused as an unknown flag")
+	}
+}
+
+// TestFlagsAfterArguments: docket run FILE --problem DIR reads --problem
+// (the missing package is named, not "--problem required"), and a file
+// named like a flag after -- is a file.
+func TestFlagsAfterArguments(t *testing.T) {
+	bin := docketBinary(t)
+	dir := t.TempDir()
+	_, errOut, code := runBin(t, bin, nil, "run", "a.c", "--problem", dir+"/nope")
+	if code != exitUsage || !strings.Contains(errOut, dir+"/nope") || strings.Contains(errOut, "required") {
+		t.Errorf("run FILE --problem DIR: exit %d, %s", code, errOut)
+	}
+	_, errOut, code = runBin(t, bin, nil, "run", "--problem", "../../problems/aplusb", "--", "-x.c")
+	if code != exitUsage || !strings.Contains(errOut, "-x.c") || strings.Contains(errOut, "flag provided but not defined") {
+		t.Errorf("run -- -x.c: exit %d, %s", code, errOut)
+	}
+	_, errOut, code = runBin(t, bin, nil, "run", "--problem", "../../problems/aplusb", "-x.c")
+	if code != exitUsage || !strings.Contains(errOut, "flag provided but not defined: -x.c") {
+		t.Errorf("run -x.c without --: exit %d, %s", code, errOut)
+	}
+}
+
+// TestHelpEverywhere: every command and problem subcommand answers
+// --help and -h on stdout with exit 0, its environment derived from
+// envGroups, and an example; none of them acts (push and list with an
+// unreachable NATS would fail with exit 3).
+func TestHelpEverywhere(t *testing.T) {
+	bin := docketBinary(t)
+	env := []string{"DOCKET_NATS_URL=nats://127.0.0.1:1"}
+	cmds := [][]string{{"problem", "check"}, {"problem", "push"}, {"problem", "list"}}
+	for name := range commands {
+		if name != "problem" && name != "config" {
+			cmds = append(cmds, []string{name})
+		}
+	}
+	for _, c := range cmds {
+		for _, h := range []string{"--help", "-h"} {
+			out, errOut, code := runBin(t, bin, env, append(append([]string{}, c...), h)...)
+			name := strings.Join(c, " ")
+			if code != exitOK || !strings.HasPrefix(out, "usage: docket "+name) || !strings.Contains(out, "\nexample:\n  docket") && !strings.Contains(out, "\nexample:\n  DOCKET_") {
+				t.Errorf("docket %s %s: exit %d\n%s%s", name, h, code, out, errOut)
+			}
+			for _, g := range envGroups {
+				if contains(g.commands, name) != strings.Contains(out, "environment:") && contains(g.commands, name) {
+					t.Errorf("docket %s %s: no environment section", name, h)
+				}
+			}
+		}
+	}
+	out, _, code := runBin(t, bin, env, "submit", "--help")
+	if code != 0 || !strings.Contains(out, "DOCKET_QUEUE") || strings.Contains(out, "DOCKET_SANDBOX_DIR") || strings.Contains(out, "DOCKET_ACK_WAIT") {
+		t.Errorf("submit --help: the environment is not submit's own:\n%s", out)
+	}
+	out, _, code = runBin(t, bin, env, "problem", "push", "--", "--help")
+	if code == exitOK || strings.HasPrefix(out, "usage:") {
+		t.Errorf("problem push -- --help printed help or succeeded (exit %d): %s", code, out)
+	}
+	out, _, code = runBin(t, bin, nil, "problem", "--help")
+	if code != 0 || !strings.Contains(out, "push DIR...") {
+		t.Errorf("problem --help: exit %d\n%s", code, out)
+	}
+	out, _, code = runBin(t, bin, nil, "--help")
+	if code != 0 || !strings.Contains(out, "version") || !strings.Contains(out, "Exit codes") {
+		t.Errorf("--help: exit %d\n%s", code, out)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	bin := docketBinary(t)
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		out, _, code := runBin(t, bin, nil, args...)
+		if code != 0 || !strings.HasPrefix(out, "docket dev (commit ") {
+			t.Errorf("docket %v: exit %d %q", args, code, out)
+		}
+	}
+	// The Makefile's -X reaches the variable.
+	dir := t.TempDir()
+	b, err := exec.Command("go", "build", "-ldflags", "-X main.version=v9.8.7", "-o", dir+"/d", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	out, _, _ := runBin(t, dir+"/d", nil, "--version")
+	if !strings.HasPrefix(out, "docket v9.8.7 (commit ") {
+		t.Errorf("-X main.version: %q", out)
+	}
+}
+
+// TestLimitFlags: a duration without a unit names the units; zero and
+// negative limits are refused; all exit 2 before anything runs.
+func TestLimitFlags(t *testing.T) {
+	bin := docketBinary(t)
+	env := []string{"DOCKET_NATS_URL=nats://127.0.0.1:1"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--problem", "../../problems/aplusb", "--time-limit", "2", "a.c"}, "units: ns, us, ms, s, m, h"},
+		{[]string{"run", "--problem", "../../problems/aplusb", "--time-limit", "0s", "a.c"}, "greater than zero"},
+		{[]string{"run", "--problem", "../../problems/aplusb", "--time-limit", "-1s", "a.c"}, "greater than zero"},
+		{[]string{"run", "--problem", "../../problems/aplusb", "--memory", "-5", "a.c"}, "greater than zero"},
+		{[]string{"submit", "--problem", "aplusb", "a.c", "--time-limit", "1500"}, "has no unit"},
+		{[]string{"submit", "--problem", "aplusb", "a.c", "--timeout", "0s"}, "greater than zero"},
+	} {
+		_, errOut, code := runBin(t, bin, env, c.args...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("docket %q: exit %d, want 2 and %q:\n%s", c.args, code, c.want, errOut)
+		}
+	}
+}
