@@ -2,12 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/docketjudge/docket/protocol"
+	"github.com/docketjudge/docket/worker"
 )
 
 // runBin runs the built docket with env added, returning stdout, stderr
@@ -165,4 +171,57 @@ func TestLimitFlags(t *testing.T) {
 			t.Errorf("docket %q: exit %d, want 2 and %q:\n%s", c.args, code, c.want, errOut)
 		}
 	}
+}
+
+// TestSubmitChecks: docket submit refuses (exit 2, nothing enqueued) a
+// problem not in the store, an unknown language, and an id that already
+// has a result; --force enqueues the first two; --follow says it waits
+// and, with no worker, why.
+func TestSubmitChecks(t *testing.T) {
+	bin := docketBinary(t)
+	js, url := submitServer(t)
+	ctx := context.Background()
+	if err := protocol.EnsureStreams(ctx, js, protocol.StreamOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := worker.Push(ctx, js, "../../problems/aplusb"); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "main.py")
+	os.WriteFile(src, []byte("print(3)\n"), 0o644)
+	res, _ := json.Marshal(protocol.Result{V: 1, SubmissionID: "done-1", Verdict: "WA"})
+	if _, err := js.Publish(ctx, protocol.Subjects{Prefix: "docket"}.Results("done-1"), res); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--problem", "nope", src}, `problem "nope" is not in the store`},
+		{[]string{"--problem", "aplusb", "--lang", "cobol", src}, `unknown language "cobol"`},
+		{[]string{"--problem", "aplusb", "--id", "done-1", src}, "done-1 was already judged (verdict WA"},
+		{[]string{"--force", "--problem", "aplusb", "--id", "done-1", src}, "submit again under a new --id"},
+	} {
+		code, stderr := runSubmitCmd(t, bin, url, nil, c.args...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("submit %q: exit %d, want 2 and %q:\n%s", c.args, code, c.want, stderr)
+		}
+	}
+	if n := jobsStored(t, js); n != 0 {
+		t.Fatalf("%d jobs enqueued by refused submissions", n)
+	}
+	for _, args := range [][]string{{"--force", "--problem", "nope", src}, {"--force", "--problem", "aplusb", "--lang", "cobol", src}, {"--problem", "aplusb", src}} {
+		if code, stderr := runSubmitCmd(t, bin, url, nil, args...); code != exitOK {
+			t.Errorf("submit %q: exit %d: %s", args, code, stderr)
+		}
+	}
+	if n := jobsStored(t, js); n != 3 {
+		t.Errorf("%d jobs enqueued, want 3", n)
+	}
+	code, stderr := runSubmitCmd(t, bin, url, nil, "--problem", "aplusb", "--follow", "--timeout", "12s", src)
+	if code != exitSystem || !strings.Contains(stderr, "queued on default: waiting for a worker (") ||
+		!strings.Contains(stderr, "still queued after 10s: ") || !strings.Contains(stderr, "worker") {
+		t.Errorf("--follow without a worker: exit %d:\n%s", code, stderr)
+	}
+	t.Logf("--follow without a worker:\n%s", stderr)
 }

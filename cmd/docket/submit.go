@@ -5,8 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/docketjudge/docket/langs"
@@ -36,6 +38,7 @@ func runSubmit(args []string) int {
 	tl := durationLimit(fs, "time-limit", 0, "override the problem's time limit, with a unit: 2s, 1500ms")
 	entry := fs.String("entry", "", "entry point: the main source file, or for Java and Kotlin the main class")
 	timeout := durationLimit(fs, "timeout", 10*time.Minute, "--follow: give up after this long")
+	force := fs.Bool("force", false, "enqueue even if the problem is not in the store or the language is unknown here")
 	retry := fs.Duration("retry", 0, "retry a failed publish for this long (default DOCKET_SUBMIT_RETRY, 30s; 0: publish once)")
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
@@ -70,6 +73,12 @@ func runSubmit(args []string) int {
 		fmt.Fprintf(os.Stderr, "docket submit: queue %q is not a queue name: 1-64 characters of [A-Za-z0-9_-]\n", *queue)
 		return exitUsage
 	}
+	if !*force {
+		if err := checkLanguage(sub.Language); err != nil {
+			fmt.Fprintln(os.Stderr, "docket submit:", err)
+			return exitUsage
+		}
+	}
 	body := submissionJob(sub, *id, *prob, *entry, *tl)
 	if err := checkJobSize(sub.Files, body, qe.MaxSource, 0); err != nil {
 		fmt.Fprintln(os.Stderr, "docket submit:", err)
@@ -92,6 +101,9 @@ func runSubmit(args []string) int {
 	if !flagSet(fs, "retry") {
 		*retry = qe.SubmitRetry
 	}
+	if code, ok := preflight(ctx, js, subj, *prob, *id, *force); !ok {
+		return code
+	}
 	if err := publishJob(ctx, js, subj.Job(*queue, *id), body, *id, *retry, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "docket submit: publish:", err)
 		return exitSystem
@@ -100,8 +112,11 @@ func runSubmit(args []string) int {
 	if !*follow {
 		return exitOK
 	}
-	res, err := followEvents(ctx, js, subj, *id, os.Stderr)
+	res, err := followEvents(ctx, js, subj, *id, os.Stderr, waitNotice{js: js, subj: subj, queue: *queue, out: os.Stderr, after: 10 * time.Second})
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("%s not judged within --timeout %s; it stays queued (follow it again with GET /v1/submissions/%s)", *id, *timeout, *id)
+		}
 		fmt.Fprintln(os.Stderr, "docket submit:", err)
 		return exitSystem
 	}
@@ -125,8 +140,9 @@ func submissionJob(sub verdict.Submission, id, prob, entry string, timeLimit tim
 	return body
 }
 
-// followEvents prints a submission's events until its final one.
-func followEvents(ctx context.Context, js jetstream.JetStream, subj protocol.Subjects, id string, out *os.File) (*verdict.Result, error) {
+// followEvents prints a submission's events until its final one, and
+// while none has come, that it waits (notice).
+func followEvents(ctx context.Context, js jetstream.JetStream, subj protocol.Subjects, id string, out *os.File, notice waitNotice) (*verdict.Result, error) {
 	s, err := js.Stream(ctx, protocol.EventsStream)
 	if err != nil {
 		return nil, err
@@ -143,11 +159,16 @@ func followEvents(ctx context.Context, js jetstream.JetStream, subj protocol.Sub
 	}
 	defer it.Stop()
 	disp := &liveDisplay{out: out}
+	started := make(chan struct{})
+	var once sync.Once
+	defer once.Do(func() { close(started) })
+	go notice.watch(ctx, started)
 	for {
 		m, err := it.Next(jetstream.NextContext(ctx))
 		if err != nil {
 			return nil, fmt.Errorf("waiting for %s: %w", id, err)
 		}
+		once.Do(func() { close(started) })
 		var ev protocol.Event
 		if json.Unmarshal(m.Data(), &ev) != nil {
 			continue
