@@ -15,7 +15,9 @@ func TestStderrExcerpt(t *testing.T) {
 		want   func(string) bool
 	}{
 		{"short, whole", []string{"Exception in thread \"main\" java.lang.", "ArithmeticException: / by zero\n"},
-			func(s string) bool { return s == "Exception in thread \"main\" java.lang.ArithmeticException: / by zero\n" }},
+			func(s string) bool {
+				return s == "Exception in thread \"main\" java.lang.ArithmeticException: / by zero\n"
+			}},
 		{"long, one write", []string{long}, func(s string) bool {
 			return strings.HasPrefix(s, "Traceback") && strings.HasSuffix(s, "RecursionError: maximum recursion depth exceeded\n") &&
 				strings.Contains(s, stderrElision) && len(s) == StderrExcerptBytes+len(stderrElision)

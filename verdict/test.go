@@ -109,7 +109,6 @@ func (r *run) runLimits(b *built) sandbox.Limits {
 	return l
 }
 
-
 // fromSandbox maps a run's status to a test verdict.
 func fromSandbox(tr TestResult, res *sandbox.Result) TestResult {
 	tr.TimeMs, tr.WallMs, tr.MemoryKB = res.CPUTime.Milliseconds(), res.WallTime.Milliseconds(), res.Memory>>10
