@@ -42,7 +42,7 @@ const hiddenError = "judge error on a test whose details are shown to the jury o
 // here on purpose. Under the policy all, and for a test whose details
 // are shown, everything passes.
 var (
-	eventFields  = fieldSet("v", "submission_id", "attempt", "seq", "time", "type", "worker", "compile", "index", "total", "feedback_policy")
+	eventFields  = fieldSet("v", "submission_id", "attempt", "seq", "time", "type", "worker", "problem", "language", "compile", "index", "total", "feedback_policy")
 	resultFields = fieldSet("v", "submission_id", "problem", "problem_digest", "language", "verdict", "score", "max_score",
 		"time_ms", "memory_kb", "compile", "limits", "worker", "attempt", "error_test", "feedback_policy")
 	testFields  = fieldSet("name", "group", "sample", "verdict", "time_ms", "wall_ms", "memory_kb", "exit_code", "signal", "verdict_source", "score")

@@ -23,7 +23,7 @@ func TestContestantViewDecidesEveryField(t *testing.T) {
 	}{
 		{protocol.Event{}, eventFields, []string{"test", "group", "result"}, nil},
 		{protocol.Result{}, resultFields, []string{"tests", "groups", "error"}, nil},
-		{protocol.TestResult{}, testFields, []string{"steps", "passes"}, []string{"feedback"}},
+		{protocol.TestResult{}, testFields, []string{"steps", "passes"}, []string{"feedback", "stderr_excerpt"}},
 		{protocol.StepResult{}, stepFields, nil, nil},
 		{protocol.GroupResult{}, groupFields, nil, nil},
 	}

@@ -16,19 +16,24 @@ const (
 
 // Event is one progress message on <prefix>.events.<submission_id>.
 type Event struct {
-	V            int            `json:"v"`
-	SubmissionID string         `json:"submission_id"`
-	Attempt      int            `json:"attempt"`
-	Seq          int            `json:"seq"`
-	Time         time.Time      `json:"time"`
-	Type         EventType      `json:"type"`
-	Worker       string         `json:"worker,omitempty"`
-	Compile      *CompileResult `json:"compile,omitempty"`
-	Test         *TestResult    `json:"test,omitempty"`
-	Index        int            `json:"index,omitempty"`
-	Total        int            `json:"total,omitempty"`
-	Group        *GroupResult   `json:"group,omitempty"`
-	Result       *Result        `json:"result,omitempty"`
+	V            int       `json:"v"`
+	SubmissionID string    `json:"submission_id"`
+	Attempt      int       `json:"attempt"`
+	Seq          int       `json:"seq"`
+	Time         time.Time `json:"time"`
+	Type         EventType `json:"type"`
+	Worker       string    `json:"worker,omitempty"`
+	// Problem and Language, on started: what the job names, before
+	// anything is loaded, so that a watcher knows from the start what is
+	// judged (the result has the ones judged).
+	Problem  string         `json:"problem,omitempty"`
+	Language string         `json:"language,omitempty"`
+	Compile  *CompileResult `json:"compile,omitempty"`
+	Test     *TestResult    `json:"test,omitempty"`
+	Index    int            `json:"index,omitempty"`
+	Total    int            `json:"total,omitempty"`
+	Group    *GroupResult   `json:"group,omitempty"`
+	Result   *Result        `json:"result,omitempty"`
 	// FeedbackPolicy is the submission's effective policy, on every event
 	// from compile on (started comes before the problem is loaded), so
 	// that the bridge can filter any one event alone: live, replayed or

@@ -59,16 +59,20 @@ type TestResult struct {
 	// Sample: the test is under data/sample, so its details are public
 	// under the "samples" feedback policy. Always written: a reader that
 	// finds no sample field must take the test for a secret one.
-	Sample        bool         `json:"sample"`
-	Verdict       Verdict      `json:"verdict"`
-	TimeMs        int64        `json:"time_ms"`
-	WallMs        int64        `json:"wall_ms"`
-	MemoryKB      int64        `json:"memory_kb"`
-	ExitCode      int          `json:"exit_code"`
-	Signal        int          `json:"signal"`
-	VerdictSource string       `json:"verdict_source"`
-	Feedback      string       `json:"feedback"`
-	Score         float64      `json:"score"`
+	Sample        bool    `json:"sample"`
+	Verdict       Verdict `json:"verdict"`
+	TimeMs        int64   `json:"time_ms"`
+	WallMs        int64   `json:"wall_ms"`
+	MemoryKB      int64   `json:"memory_kb"`
+	ExitCode      int     `json:"exit_code"`
+	Signal        int     `json:"signal"`
+	VerdictSource string  `json:"verdict_source"`
+	Feedback      string  `json:"feedback"`
+	Score         float64 `json:"score"`
+	// StderrExcerpt: the first bytes of the program's stderr, in a test
+	// whose run failed (RE, TLE, MLE, OLE); a test detail, hidden from a
+	// contestant with the feedback.
+	StderrExcerpt string       `json:"stderr_excerpt,omitempty"`
 	Steps         []StepResult `json:"steps,omitempty"` // two-step problems: each run
 	// Passes: a multi-pass problem's runs of the submission, in order.
 	Passes []StepResult `json:"passes,omitempty"`

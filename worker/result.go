@@ -56,3 +56,15 @@ func (w *Worker) errorResult(job *protocol.Job, v verdict.Verdict, msg string, a
 	}
 	return res
 }
+
+// jobProblem is the problem a job names, as a result would name it: its
+// id, or "inline" for an inline problem; "" for neither.
+func jobProblem(job *protocol.Job) string {
+	switch {
+	case protocol.ValidID(job.Problem):
+		return job.Problem
+	case job.InlineProblem != nil:
+		return "inline"
+	}
+	return ""
+}

@@ -323,7 +323,7 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 
 	ev := newEvents(w, job.SubmissionID, attempt)
 	ev.lease = ls
-	ev.publish(protocol.Event{Type: protocol.EventStarted, Worker: w.cfg.Name})
+	ev.publish(protocol.Event{Type: protocol.EventStarted, Worker: w.cfg.Name, Problem: jobProblem(job), Language: w.languageID(job.Language)})
 	log.Info().Str("problem", job.Problem).Str("language", job.Language).Msg("judging")
 	start := time.Now()
 	m.inFlight(1)

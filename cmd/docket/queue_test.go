@@ -168,6 +168,9 @@ func TestWorkerEndToEnd(t *testing.T) {
 		t.Errorf("result %v", r)
 	}
 	evs := f.events("e2e-ok")
+	if len(evs) == 0 || evs[0].Type != protocol.EventStarted || evs[0].Problem != "aplusb" || evs[0].Language != "cpp" {
+		t.Errorf("the started event does not name the problem and the language: %+v", evs)
+	}
 	types := []string{}
 	for _, e := range evs {
 		types = append(types, string(e.Type))
