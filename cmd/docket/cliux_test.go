@@ -225,3 +225,27 @@ func TestSubmitChecks(t *testing.T) {
 	}
 	t.Logf("--follow without a worker:\n%s", stderr)
 }
+
+// TestRunShowsRuntimeError: docket run says how a runtime error ended
+// (exit code or signal) and shows the stderr excerpt under the test;
+// --json carries the excerpt.
+func TestRunShowsRuntimeError(t *testing.T) {
+	needRoot(t)
+	bin := docketBinary(t)
+	env := []string{"DOCKET_SANDBOX_DIR=" + t.TempDir(), "DOCKET_CACHE_DIR=" + t.TempDir()}
+	dir := "../../problems/aplusb/submissions/run_time_error/"
+	for file, want := range map[string]string{
+		"exit3.cpp":    "RE  exit 3",
+		"segfault.cpp": "RE  SIGSEGV",
+		"raises.py":    "      stderr: Traceback (most recent call last):",
+	} {
+		_, errOut, code := runBin(t, bin, env, "run", dir+file, "--problem", "../../problems/aplusb")
+		if code != exitFailed || !strings.Contains(errOut, want) {
+			t.Errorf("docket run %s: exit %d, want 1 and %q:\n%s", file, code, want, errOut)
+		}
+	}
+	out, _, _ := runBin(t, bin, env, "run", "--json", "--problem", "../../problems/aplusb", dir+"raises.py")
+	if !strings.Contains(out, `"stderr_excerpt": "Traceback`) || !strings.Contains(out, `"exit_code": 1`) {
+		t.Errorf("--json lacks the exit code or the stderr excerpt:\n%s", out)
+	}
+}
