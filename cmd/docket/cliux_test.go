@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/worker"
@@ -247,5 +248,29 @@ func TestRunShowsRuntimeError(t *testing.T) {
 	out, _, _ := runBin(t, bin, env, "run", "--json", "--problem", "../../problems/aplusb", dir+"raises.py")
 	if !strings.Contains(out, `"stderr_excerpt": "Traceback`) || !strings.Contains(out, `"exit_code": 1`) {
 		t.Errorf("--json lacks the exit code or the stderr excerpt:\n%s", out)
+	}
+}
+
+// TestLangsFast: docket langs answers within a second once the versions
+// are cached (the first run asks every toolchain, side by side), with the
+// same answer, aliases shown.
+func TestLangsFast(t *testing.T) {
+	bin := docketBinary(t)
+	env := []string{"DOCKET_CACHE_DIR=" + t.TempDir()}
+	start := time.Now()
+	first, errOut, code := runBin(t, bin, env, "langs")
+	t.Logf("first docket langs (every version command): %v", time.Since(start))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	start = time.Now()
+	second, _, _ := runBin(t, bin, env, "langs")
+	took := time.Since(start)
+	t.Logf("second docket langs (cached): %v", took)
+	if took > time.Second || second != first {
+		t.Errorf("cached docket langs took %v (want < 1s); same output: %v\n%s\n%s", took, second == first, first, second)
+	}
+	if !strings.Contains(first, "ALIASES") || !strings.Contains(first, "c17") {
+		t.Errorf("aliases not shown:\n%s", first)
 	}
 }

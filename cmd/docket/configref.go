@@ -48,7 +48,7 @@ var envGroups = []envGroup{
 		spec:     &langsEnv{},
 		commands: []string{"langs", "run", "problem check", "worker", "serve"},
 		usedBy: map[string][]string{
-			"DOCKET_CACHE_DIR":      {"run", "problem check", "worker", "serve"},
+			"DOCKET_CACHE_DIR":      {"langs", "run", "problem check", "worker", "serve"},
 			"DOCKET_WORK_DIR":       {"run", "problem check", "worker", "serve"},
 			"DOCKET_WALL_OVERSHOOT": {"run", "problem check", "worker", "serve"},
 		},

@@ -20,7 +20,7 @@ import (
 type langsEnv struct {
 	LangsFile string `envconfig:"LANGS_FILE" desc:"YAML file adding or overriding languages (see docs/languages.md)"`
 	WorkDir   string `envconfig:"WORK_DIR" desc:"where submissions are built and run while judged; must be docket's own and writable by no one else, as every directory above it unless sticky (default /var/lib/docket/work as root, $XDG_CACHE_HOME/docket-work otherwise)"`
-	CacheDir  string `envconfig:"CACHE_DIR" desc:"compiled checkers and interactors, per package digest, and (docket worker) unpacked problem packages under problems/; the same ownership rule as DOCKET_WORK_DIR (default /var/cache/docket as root, $XDG_CACHE_HOME/docket otherwise)"`
+	CacheDir  string `envconfig:"CACHE_DIR" desc:"compiled checkers and interactors, per package digest, (docket worker) unpacked problem packages under problems/, and (docket langs) the toolchains' versions, langs-versions.json; the same ownership rule as DOCKET_WORK_DIR (default /var/cache/docket as root, $XDG_CACHE_HOME/docket otherwise)"`
 	// WallOvershoot is a Decoder: a bad value fails loading like a bad int.
 	WallOvershoot overshoot.Overshoot `envconfig:"WALL_OVERSHOOT" default:"1s|10%" desc:"how long past its time limit (after the language's multiplier) a test run may take in wall-clock time before it is ended as TLE: Ns, N% of the time limit, or two joined by + (sum), | (larger) or & (smaller), as DOMjudge's timelimit overshoot; a package's docket.wall_overshoot wins"`
 }
