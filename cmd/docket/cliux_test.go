@@ -274,3 +274,46 @@ func TestLangsFast(t *testing.T) {
 		t.Errorf("aliases not shown:\n%s", first)
 	}
 }
+
+// TestProblemMessages: problem check names a missing directory (exit 2),
+// lists a package's errors one per line, says plainly that a package has
+// no submissions/, and shows its steps on stderr; problem push shows its
+// steps; problem list has a header.
+func TestProblemMessages(t *testing.T) {
+	bin := docketBinary(t)
+	tmp := t.TempDir()
+	_, errOut, code := runBin(t, bin, nil, "problem", "check", tmp+"/nope")
+	if code != exitUsage || !strings.Contains(errOut, "is not a directory") {
+		t.Errorf("missing directory: exit %d: %s", code, errOut)
+	}
+	bad := tmp + "/bad"
+	os.MkdirAll(bad, 0o755)
+	os.WriteFile(bad+"/problem.yaml", []byte("name: x\nlimits: [\n"), 0o644)
+	_, errOut, code = runBin(t, bin, nil, "problem", "check", bad)
+	if code != exitFailed || !strings.Contains(errOut, "2 errors:\n  - problem.yaml: ") || !strings.Contains(errOut, "\n  - data/: missing") {
+		t.Errorf("broken package: exit %d, want its errors one per line:\n%s", code, errOut)
+	}
+	nosubs := tmp + "/nosubs"
+	if out, err := exec.Command("cp", "-r", "../../problems/samples-only", nosubs).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	os.RemoveAll(nosubs + "/submissions")
+	_, errOut, code = runBin(t, bin, nil, "problem", "check", nosubs)
+	if code != exitFailed || !strings.Contains(errOut, "has no submissions/ directory, so there is nothing to check") {
+		t.Errorf("no submissions/: exit %d:\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, "* loading the package") {
+		t.Errorf("problem check shows no steps:\n%s", errOut)
+	}
+	_, url := submitServer(t)
+	env := []string{"DOCKET_NATS_URL=" + url}
+	_, errOut, code = runBin(t, bin, env, "problem", "push", "../../problems/samples-only")
+	if code != 0 || !strings.Contains(errOut, "* connecting to NATS\n* validating and uploading ../../problems/samples-only") {
+		t.Errorf("problem push: exit %d:\n%s", code, errOut)
+	}
+	out, errOut, code := runBin(t, bin, env, "problem", "list")
+	lines := strings.Split(out, "\n")
+	if code != 0 || len(lines) < 2 || !strings.HasPrefix(lines[0], "ID ") || !strings.Contains(lines[0], "DIGEST") || !strings.HasPrefix(lines[1], "samples-only ") {
+		t.Errorf("problem list: exit %d:\n%s%s", code, out, errOut)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"fmt"
+	"io"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -97,11 +99,31 @@ func runProblemCheck(args []string) int {
 		return exitUsage
 	}
 	dir := fs.Arg(0)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		fmt.Fprintf(os.Stderr, "docket problem check: %s is not a directory\n", dir)
+		return exitUsage
+	}
+	step := func(f string, a ...any) { fmt.Fprintf(os.Stderr, "* "+f+"\n", a...) }
+	step("loading the package %s", dir)
 	p, err := problem.Load(dir)
+	if err != nil {
+		printLoadError(os.Stderr, "docket problem check", err)
+		return exitFailed
+	}
+	subs, err := listSubmissions(filepath.Join(dir, "submissions"))
+	if errors.Is(err, iofs.ErrNotExist) {
+		fmt.Fprintf(os.Stderr, "docket problem check: %s has no submissions/ directory, so there is nothing to check: put programs under submissions/accepted/, submissions/wrong_answer/, ... (docs/problems.md)\n", dir)
+		return exitFailed
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket problem check:", err)
 		return exitFailed
 	}
+	if len(subs) == 0 {
+		fmt.Fprintf(os.Stderr, "docket problem check: %s/submissions/ holds no programs under an <expected>/ directory (accepted, wrong_answer, ...): nothing to check\n", dir)
+		return exitFailed
+	}
+	step("opening the sandbox")
 	j, release, err := newJudge()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket problem check:", err)
@@ -109,19 +131,12 @@ func runProblemCheck(args []string) int {
 	}
 	defer release()
 	fmt.Printf("%s (%s): %d tests, digest %s\n", p.ID, p.Name, len(p.Tests), p.Digest[:19])
+	step("building the checker and interactor, if any")
 	if err := j.Prepare(p); err != nil {
 		fmt.Println("  FAIL", err)
 		return exitFailed
 	}
-	subs, err := listSubmissions(filepath.Join(dir, "submissions"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket problem check:", err)
-		return exitFailed
-	}
-	if len(subs) == 0 {
-		fmt.Fprintln(os.Stderr, "docket problem check: no submissions/<expected>/ programs to check")
-		return exitFailed
-	}
+	step("judging %d submissions", len(subs))
 	failed := 0
 	for _, s := range subs {
 		want, known := expected[s.expect]
@@ -218,6 +233,7 @@ func runProblemPush(args []string) int {
 		fmt.Fprintln(os.Stderr, "docket problem push: want at least one DIR (docket problem push --help)")
 		return exitUsage
 	}
+	fmt.Fprintf(os.Stderr, "* connecting to NATS\n")
 	qe, nc, code := dialNATS("docket problem push")
 	if nc == nil {
 		return code
@@ -232,9 +248,10 @@ func runProblemPush(args []string) int {
 	}
 	failed := false
 	for _, dir := range args {
+		fmt.Fprintf(os.Stderr, "* validating and uploading %s\n", dir)
 		p, info, err := worker.Push(ctx, js, dir)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "docket problem push %s: %v\n", dir, err)
+			printLoadError(os.Stderr, "docket problem push "+dir, err)
 			failed = true
 			continue
 		}
@@ -302,4 +319,17 @@ func dialNATS(cmd string) (queueEnv, *nats.Conn, int) {
 		return qe, nil, exitSystem
 	}
 	return qe, nc, exitOK
+}
+
+// printLoadError writes err, a package's errors one per line.
+func printLoadError(w io.Writer, cmd string, err error) {
+	var le *problem.LoadError
+	if !errors.As(err, &le) || len(le.Errors) < 2 {
+		fmt.Fprintf(w, "%s: %v\n", cmd, err)
+		return
+	}
+	fmt.Fprintf(w, "%s: problem package %s: %d errors:\n", cmd, le.Dir, len(le.Errors))
+	for _, e := range le.Errors {
+		fmt.Fprintf(w, "  - %s\n", e)
+	}
 }

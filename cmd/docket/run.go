@@ -47,7 +47,11 @@ func runRun(args []string) int {
 	}
 	p, err := problem.Load(*dir)
 	if err != nil {
-		return fail(exitUsage, err)
+		printLoadError(os.Stderr, "docket run", err)
+		if *asJSON {
+			printJSON(verdict.SystemError(err.Error()))
+		}
+		return exitUsage
 	}
 	j, release, err := newJudge()
 	if err != nil {
