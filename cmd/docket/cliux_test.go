@@ -317,3 +317,39 @@ func TestProblemMessages(t *testing.T) {
 		t.Errorf("problem list: exit %d:\n%s%s", code, out, errOut)
 	}
 }
+
+// TestTestEachScript: make test's runner names each package before it
+// starts, runs them all, and fails naming the packages that failed.
+func TestTestEachScript(t *testing.T) {
+	script, err := filepath.Abs("../../scripts/test-each.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := t.TempDir()
+	files := map[string]string{
+		"go.mod":      "module example.com/m\n\ngo 1.21\n",
+		"a/a_test.go": "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\n",
+		"b/b_test.go": "package b\n\nimport \"testing\"\n\nfunc TestB(t *testing.T) { t.Fatal(\"meant to fail\") }\n",
+		"c/c_test.go": "package c\n\nimport \"testing\"\n\nfunc TestC(t *testing.T) {}\n",
+		"a/a.go":      "package a\n",
+		"b/b.go":      "package b\n",
+		"c/c.go":      "package c\n",
+	}
+	for name, body := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(mod, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(mod, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(script, "-p", "1", "-count=1", "--", "./...")
+	cmd.Dir = mod
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	out, err := cmd.CombinedOutput()
+	ee, ok := err.(*exec.ExitError)
+	s := string(out)
+	if !ok || ee.ExitCode() != 1 || !strings.Contains(s, "== [1/3] example.com/m/a  (") ||
+		!strings.Contains(s, "== [3/3] example.com/m/c  (") || !strings.Contains(s, "ok  \texample.com/m/c") ||
+		!strings.HasSuffix(s, "FAIL: example.com/m/b\n") {
+		t.Errorf("test-each.sh: %v\n%s", err, out)
+	}
+}
