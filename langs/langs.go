@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -188,21 +189,45 @@ func Load(path string) (*Catalog, error) {
 			return nil, fmt.Errorf("languages file %s: %s: %w", path, probe.ID, err)
 		}
 		if err := l.validate(); err != nil {
-			return nil, fmt.Errorf("languages file %s: %w", path, err)
+			return nil, fmt.Errorf("languages file %s: line %d: %w", path, n.Line, err)
 		}
 		c.add(l)
 	}
 	return c, nil
 }
 
+// decodeStrict decodes the mapping n into the struct *v, refusing a key
+// that is no field of it. It decodes the node itself, so that an error
+// names the line in the file: re-encoding the entry to decode it with
+// KnownFields numbered the lines from the entry's first.
 func decodeStrict(n *yaml.Node, v any) error {
-	b, err := yaml.Marshal(n)
-	if err != nil {
-		return err
+	if n.Kind == yaml.MappingNode {
+		known := yamlFields(reflect.TypeOf(v).Elem())
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; !known[k.Value] {
+				return fmt.Errorf("line %d: unknown field %q", k.Line, k.Value)
+			}
+		}
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	return dec.Decode(v)
+	return n.Decode(v)
+}
+
+// yamlFields is the set of keys yaml decodes into struct type t (its
+// fields are flat: no inline structs).
+func yamlFields(t reflect.Type) map[string]bool {
+	out := map[string]bool{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		switch {
+		case name == "-" || !f.IsExported():
+		case name == "":
+			out[strings.ToLower(f.Name)] = true
+		default:
+			out[name] = true
+		}
+	}
+	return out
 }
 
 func (l *Language) validate() error {
