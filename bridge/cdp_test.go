@@ -343,3 +343,24 @@ func (c *cdpConn) close() {
 	case <-time.After(2 * time.Second):
 	}
 }
+
+// fullScreenshot captures the whole page, not only the viewport.
+func (p *page) fullScreenshot(ctx context.Context, path string) error {
+	var m struct {
+		CSSContentSize struct{ Width, Height float64 } `json:"cssContentSize"`
+	}
+	if err := p.b.cdp.call(ctx, p.session, "Page.getLayoutMetrics", nil, &m); err != nil {
+		return err
+	}
+	var res struct{ Data string }
+	clip := map[string]any{"x": 0, "y": 0, "width": m.CSSContentSize.Width, "height": m.CSSContentSize.Height, "scale": 1}
+	params := map[string]any{"format": "png", "clip": clip, "captureBeyondViewport": true}
+	if err := p.b.cdp.call(ctx, p.session, "Page.captureScreenshot", params, &res); err != nil {
+		return err
+	}
+	png, err := base64.StdEncoding.DecodeString(res.Data)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, png, 0o644)
+}

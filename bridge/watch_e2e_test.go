@@ -210,7 +210,7 @@ func TestWatchPageHidesSecretFeedback(t *testing.T) {
 	if len(d.Rows[0]) != 6 || d.Rows[0][1] != "sample/1" || d.Rows[0][5] != sampleFeedback {
 		t.Errorf("sample row %q, want its feedback %q", d.Rows[0], sampleFeedback)
 	}
-	if len(d.Rows[1]) != 6 || d.Rows[1][1] != "secret/01-max" || d.Rows[1][2] != "WA" || d.Rows[1][3] != "7 ms" || d.Rows[1][5] != "hidden" {
+	if len(d.Rows[1]) != 6 || d.Rows[1][1] != "secret/01-max" || d.Rows[1][2] != "WA" || d.Rows[1][3] != "7 ms" || d.Rows[1][5] != "details hidden" {
 		t.Errorf("secret row %q, want its verdict and time, and its details hidden", d.Rows[1])
 	}
 	if d.Verdict != "WA" {
