@@ -67,8 +67,10 @@ func wtest(name, verdict string, more map[string]any) map[string]any {
 }
 
 // watchRun is a submission's events: total tests announced, the tests
-// that finished, and the final verdict ("" while it runs).
+// that finished, and the final verdict ("" while it runs); none at all
+// while it is queued.
 type watchRun struct {
+	queued   bool
 	policy   string
 	compile  map[string]any // nil: no compile event
 	tests    []map[string]any
@@ -82,6 +84,9 @@ type watchRun struct {
 // and final with the whole result.
 func (e *env) publishRun(id string, run watchRun) {
 	e.t.Helper()
+	if run.queued {
+		return
+	}
 	e.publish(id, "started", map[string]any{"worker": "w-1", "problem": "aplusb", "language": "cpp"})
 	if run.compile != nil {
 		e.publish(id, "compile", map[string]any{"compile": run.compile, "feedback_policy": run.policy})
@@ -244,6 +249,15 @@ func watchStates() []watchState {
 				t.Errorf("running: final visible %v, state %q, progress %q", r.Visible["final"], r.State, r.Progress)
 			}
 		},
+	}, {
+		name: "queued",
+		run:  watchRun{queued: true},
+		show: []string{"queued: waiting for a worker", "No test has finished yet."},
+		check: func(t *testing.T, r rendered) {
+			if r.Visible["final"] || r.Visible["about"] || r.Visible["tests"] {
+				t.Errorf("queued: final, about or the test table visible: %v", r.Visible)
+			}
+		},
 	}}
 }
 
@@ -275,7 +289,11 @@ func TestWatchPageStates(t *testing.T) {
 			id := "s-" + s.name
 			p.navigate(ctx, e.url("/watch/"+id+"?token="+SubmissionToken([]byte(testSecret), id)))
 			r := waitRendered(ctx, t, p, func(r rendered) bool {
-				return r.Sub == id && len(r.Rows) == len(s.run.tests) && (r.State == "done") == (s.run.verdict != "")
+				want := "live"
+				if s.run.verdict != "" {
+					want = "done"
+				}
+				return r.Sub == id && len(r.Rows) == len(s.run.tests) && r.State == want
 			})
 			path := filepath.Join(shots, s.name+".png")
 			if err := p.fullScreenshot(ctx, path); err != nil {

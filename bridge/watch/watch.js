@@ -81,6 +81,10 @@
       text = 'test ' + (lastIndex || done) + ' of ' + total + ' finished · ' + Math.max(total - done, 0) + ' remaining';
     } else if (done) {
       text = done + (done === 1 ? ' test' : ' tests') + ' finished';
+    } else if (attempt) {
+      text = $('compile').hidden ? 'judging started' : 'running the first test';
+    } else if (opens) {
+      text = 'queued: waiting for a worker'; // no event yet: no worker took it
     }
     $('progress').textContent = text;
   }
@@ -208,8 +212,12 @@
       }
       $('attempt').textContent = 'attempt ' + a + (ev.worker ? ' on ' + ev.worker : '');
       about(ev);
+      progress();
     },
-    compile: function (ev) { showCompile(ev.compile || {}); },
+    compile: function (ev) {
+      showCompile(ev.compile || {});
+      progress();
+    },
     test: function (ev) {
       var t = ev.test || {};
       if (num(ev.total)) total = ev.total;
@@ -271,6 +279,7 @@
       body.dataset.opens = String(opens);
       delay = 2000;
       if (!finished) state('live', 'live');
+      progress();
     };
     src.onerror = function () {
       if (finished || src !== es) return;
