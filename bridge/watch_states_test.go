@@ -243,6 +243,13 @@ func watchStates() []watchState {
 			}
 		},
 	}, {
+		name: "SE-midway",
+		run: watchRun{policy: "all", verdict: "SE", total: 6, errorMsg: "test secret/1: the checker failed: exit status 7",
+			tests: []map[string]any{wtest("sample/1", "AC", nil),
+				wtest("secret/1", "SE", map[string]any{"feedback": "the checker failed: exit status 7", "verdict_source": "checker"})}},
+		show:   []string{"SE judge error", "2 of 6 tests run", "test secret/1: the checker failed: exit status 7"},
+		absent: []string{"0 / 1", "No test"},
+	}, {
 		name: "running",
 		run: watchRun{policy: "samples", compile: map[string]any{"ok": true, "log": ""}, total: 6,
 			tests: []map[string]any{wtest("sample/1", "AC", nil)}},

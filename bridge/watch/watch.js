@@ -76,7 +76,9 @@
     var text = '';
     if (finished) {
       var sk = countRows(function (v) { return v === 'SK'; });
-      if (done) text = (done - sk) + ' of ' + done + ' tests run' + (sk ? ', ' + sk + ' skipped' : '');
+      // Of the total the test events announced: a judge error can end
+      // judging before every test is reported.
+      if (done) text = (done - sk) + ' of ' + Math.max(total, done) + ' tests run' + (sk ? ', ' + sk + ' skipped' : '');
     } else if (total) {
       text = 'test ' + (lastIndex || done) + ' of ' + total + ' finished · ' + Math.max(total - done, 0) + ' remaining';
     } else if (done) {
