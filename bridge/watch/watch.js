@@ -33,6 +33,7 @@
   var attempt = 0;
   var total = 0;     // the problem's number of tests, from the test events
   var lastIndex = 0; // the index of the latest test event
+  var compiled = false;
   var rows = new Map();
 
   function state(s, text) {
@@ -84,7 +85,7 @@
     } else if (done) {
       text = done + (done === 1 ? ' test' : ' tests') + ' finished';
     } else if (attempt) {
-      text = $('compile').hidden ? 'judging started' : 'running the first test';
+      text = compiled ? 'running the first test' : 'judging started';
     } else if (opens) {
       text = 'queued: waiting for a worker'; // no event yet: no worker took it
     }
@@ -171,6 +172,7 @@
     $('groups').replaceChildren();
     $('groups-section').hidden = true;
     $('compile').hidden = true;
+    compiled = false;
     $('hidden-note').hidden = true;
     $('no-tests').hidden = false;
     $('tests').hidden = true;
@@ -179,6 +181,7 @@
     progress();
   }
   function showCompile(c) {
+    compiled = !!c.ok;
     $('compile').hidden = false;
     $('compile-status').textContent = c.ok ? 'compiled' : 'compilation failed';
     show($('compile-log'), c.log);
