@@ -131,7 +131,7 @@ func runBridge(args []string) int {
 		log.Error().Err(err).Msg("no NATS")
 		return exitSystem
 	}
-	defer nc.Drain()
+	defer closeFlushed(nc)
 	js, _ := jsFor(nc)
 	b, err := bridge.New(js, bridgeConfig(qe, be, string(bridge.SecretKey(be.BridgeToken)), string(bridge.SecretKey(be.BridgeSecret)), log))
 	if err != nil {

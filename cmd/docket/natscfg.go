@@ -80,6 +80,15 @@ func (e queueEnv) connect(name string) (*nats.Conn, error) {
 	return nc, nil
 }
 
+// closeFlushed closes a connection once what it sent has reached the
+// server: a job's last ack, sent just before the process exits, must not
+// be lost with the process (nats.Conn.Drain only starts draining and
+// returns, so a process that exits after it may lose it).
+func closeFlushed(nc *nats.Conn) {
+	nc.FlushTimeout(5 * time.Second)
+	nc.Close()
+}
+
 func jsFor(nc *nats.Conn) (jetstream.JetStream, error) { return jetstream.New(nc) }
 
 // healthServer serves /metrics, /livez and /readyz.

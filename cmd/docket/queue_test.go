@@ -259,7 +259,9 @@ func TestRedeliveryAfterKill(t *testing.T) {
 func TestWorkerDrainsOnSIGTERM(t *testing.T) {
 	f := newQueueFixture(t, "10s")
 	w := f.startWorker("w")
-	slow := "#include <iostream>\n#include <ctime>\nint main(){long long a,b;std::cin>>a>>b;clock_t s=clock();while(clock()-s<CLOCKS_PER_SEC/2);std::cout<<a+b<<\"\\n\";}\n"
+	// Slow by sleeping, not spinning: a spin's wall time grows with the
+	// machine's load and would reach the wall limit (TLE) on a busy one.
+	slow := "#include <iostream>\n#include <unistd.h>\nint main(){long long a,b;std::cin>>a>>b;usleep(500000);std::cout<<a+b<<\"\\n\";}\n"
 	b, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: "drain", Problem: "aplusb", Language: "cpp", Files: map[string]string{"main.cpp": slow}})
 	f.submitRaw("default", "drain", b)
 	deadline := time.Now().Add(60 * time.Second)

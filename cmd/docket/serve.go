@@ -86,7 +86,7 @@ func runServe(args []string) int {
 		log.Error().Err(err).Msg("connect to the embedded server")
 		return exitSystem
 	}
-	defer nc.Drain()
+	defer closeFlushed(nc)
 	js, _ := jsFor(nc)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -107,7 +107,7 @@ func runServe(args []string) int {
 			log.Error().Err(err).Msg("worker connection")
 			return exitSystem
 		}
-		defer wnc.Drain()
+		defer closeFlushed(wnc)
 		w, release, err := startWorker(ctx, wnc, qe, fb, metrics, qe.logger("worker"))
 		if err != nil {
 			log.Error().Err(err).Msg("worker cannot start")

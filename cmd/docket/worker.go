@@ -112,7 +112,7 @@ func runWorker(args []string) int {
 		log.Error().Err(err).Msg("no NATS")
 		return exitSystem
 	}
-	defer nc.Drain()
+	defer closeFlushed(nc)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := worker.NewMetrics(reg)
