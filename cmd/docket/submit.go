@@ -175,7 +175,11 @@ func followEvents(ctx context.Context, js jetstream.JetStream, subj protocol.Sub
 		}
 		switch ev.Type {
 		case protocol.EventStarted:
-			fmt.Fprintf(out, "started on %s (attempt %d)\n", ev.Worker, ev.Attempt)
+			fmt.Fprintf(out, "started on %s (attempt %d)", ev.Worker, ev.Attempt)
+			if ev.Problem != "" {
+				fmt.Fprintf(out, ": %s in %s", ev.Problem, ev.Language)
+			}
+			fmt.Fprintln(out)
 		case protocol.EventCompile:
 			if ev.Compile != nil {
 				disp.Compiled(*ev.Compile)
