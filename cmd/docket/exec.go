@@ -40,8 +40,8 @@ func runExec(args []string) int {
 			"Exit: 0 OK, 1 any other status, 2 usage, 3 sandbox error.",
 		example: "docket exec --time 1s --memory 64M -- /bin/echo hello",
 	})
-	cpu := durationLimit(fs, "time", time.Second, "CPU time limit, with a unit: 1s, 500ms")
-	wall := durationLimit(fs, "wall", 0, "wall time limit, with a unit (default 2×time+1s)")
+	cpu := durationLimit(fs, "time", time.Second, "CPU time limit, a `duration` with a unit: 1s, 500ms")
+	wall := durationLimit(fs, "wall", 0, "wall time limit, a `duration` with a unit (default 2×time+1s)")
 	mem := fs.String("memory", "256M", "memory limit (K, M, G suffixes)")
 	procs := fs.Int("processes", 1, "processes allowed (1: fork refused, threads allowed)")
 	output := fs.String("output", "64M", "stdout cap and file-size limit")

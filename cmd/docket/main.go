@@ -41,7 +41,7 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, "\nEvery command takes --help (its flags, the DOCKET_* variables it reads, an example).\n"+
 		"Flags may come before or after arguments; \"--\" ends them (docket run --problem DIR -- -file.c).\n"+
 		"Exit codes: 0 success or AC, 1 another verdict or a failed check, 2 usage or configuration error, 3 host error.\n\n"+
-		"example:\n  docket run --problem problems/hello hello.c\n")
+		"example:\n  docket run --problem problems/aplusb problems/aplusb/submissions/accepted/main.c\n")
 }
 
 func main() {

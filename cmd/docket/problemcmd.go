@@ -53,7 +53,7 @@ subcommands:
 Each subcommand takes --help (its flags and the DOCKET_* variables it reads).
 
 example:
-  docket problem check problems/hello && docket problem push problems/hello
+  docket problem check problems/aplusb && docket problem push problems/aplusb
 `
 
 func runProblem(args []string) int {
@@ -88,7 +88,7 @@ func runProblemCheck(args []string) int {
 			"run_time_error, memory_limit_exceeded, output_limit_exceeded, compile_error, presentation_error,\n" +
 			"partially_accepted. Each step is shown on stderr. Exit: 0 every program got its expected verdict,\n" +
 			"1 one did not, or the package does not load or has no submissions/, 2 usage, 3 host error.",
-		example: "docket problem check problems/hello",
+		example: "docket problem check problems/aplusb",
 	})
 	verbose := fs.Bool("v", false, "print every test")
 	if code, ok := parseArgs(fs, args); !ok {
@@ -223,7 +223,7 @@ func runProblemPush(args []string) int {
 		about: "Validates each package directory and uploads it to the store (object store bucket docket-problems),\n" +
 			"where workers and docket submit find it by its id. Each step is shown on stderr.\n" +
 			"Exit: 0 all pushed, 1 a package did not load or upload, 2 usage, 3 NATS unreachable.",
-		example: "docket problem push problems/hello problems/aplusb",
+		example: "docket problem push problems/aplusb problems/floats",
 	})
 	if code, ok := parseArgs(fs, args); !ok {
 		return code

@@ -21,12 +21,12 @@ func runRun(args []string) int {
 		synopsis: "--problem DIR [--lang L] [--entry NAME] [--time-limit 2s] [--json] FILE...",
 		about: "Judges FILE... locally against a problem package with the same pipeline as the worker, without NATS.\n" +
 			"Exit: 0 AC, 1 any other verdict, 2 usage (a package or FILE that will not load, an unknown language,\na bad limit), 3 system. With --json, stdout is a result even then: verdict SE, the reason in error.",
-		example: "docket run --problem problems/hello problems/hello/submissions/accepted/hello.c",
+		example: "docket run problems/aplusb/submissions/accepted/main.c --problem problems/aplusb --time-limit 2s",
 	})
 	dir := fs.String("problem", "", "problem package directory (required)")
 	lang := fs.String("lang", "", "language id (default: from the first file's extension)")
-	tl := durationLimit(fs, "time-limit", 0, "time limit per test, with a unit: 2s, 1500ms (default: the package's)")
-	mem := positiveInt(fs, "memory", "memory limit in MiB (default: the package's)")
+	tl := durationLimit(fs, "time-limit", 0, "time limit per test, a `duration` with a unit: 2s, 1500ms (default: the package's)")
+	mem := positiveInt(fs, "memory", "memory limit in `MiB` (default: the package's)")
 	entry := fs.String("entry", "", "entry point: the main source file, or for Java and Kotlin the main class (default: the rules of docs/languages.md)")
 	all := fs.Bool("all", false, "run every test of a pass-fail problem, not stopping at the first failure")
 	asJSON := fs.Bool("json", false, "print only the result JSON")

@@ -28,16 +28,16 @@ func runSubmit(args []string) int {
 			"problem is in the store and the language is known (--force skips both), and refuses an --id that\n" +
 			"already has a result (rejudge under a new id). --follow streams the events and exits with the verdict.\n" +
 			"Exit: 0 enqueued (with --follow: AC), 1 another verdict, 2 usage or a refused submission, 3 NATS or host error.",
-		example: "docket submit --problem hello --follow hello.c",
+		example: "docket submit --problem aplusb --follow problems/aplusb/submissions/accepted/main.cpp",
 	})
 	prob := fs.String("problem", "", "problem id in the store (required)")
 	lang := fs.String("lang", "", "language id (default: from the first file's extension)")
 	queue := fs.String("queue", "", "queue (default DOCKET_QUEUE)")
 	id := fs.String("id", "", "submission id (default: a random one)")
 	follow := fs.Bool("follow", false, "stream the submission's events; exit 0 on AC, 1 otherwise")
-	tl := durationLimit(fs, "time-limit", 0, "override the problem's time limit, with a unit: 2s, 1500ms")
+	tl := durationLimit(fs, "time-limit", 0, "override the problem's time limit, a `duration` with a unit: 2s, 1500ms")
 	entry := fs.String("entry", "", "entry point: the main source file, or for Java and Kotlin the main class")
-	timeout := durationLimit(fs, "timeout", 10*time.Minute, "--follow: give up after this long")
+	timeout := durationLimit(fs, "timeout", 10*time.Minute, "--follow: give up after this long (a `duration`)")
 	force := fs.Bool("force", false, "enqueue even if the problem is not in the store or the language is unknown here")
 	retry := fs.Duration("retry", 0, "retry a failed publish for this long (default DOCKET_SUBMIT_RETRY, 30s; 0: publish once)")
 	if code, ok := parseArgs(fs, args); !ok {
