@@ -149,7 +149,7 @@ func (d *liveDisplay) Test(i, n int, t verdict.TestResult) {
 	if t.Verdict == verdict.SK && !d.tty {
 		return
 	}
-	fmt.Fprintf(d.out, "test %3d/%-3d %-28s %-14s %6dms %8d KiB", i, n, t.Name, string(t.Verdict)+runEnd(t), t.TimeMs, t.MemoryKB)
+	fmt.Fprintf(d.out, "test %3d/%-3d %-28s %-12s %6dms %8d KiB", i, n, t.Name, string(t.Verdict)+runEnd(t), t.TimeMs, t.MemoryKB)
 	if t.Feedback != "" {
 		fmt.Fprintf(d.out, "  %s", oneLine(t.Feedback, 60))
 	}
