@@ -245,6 +245,11 @@ func TestRunShowsRuntimeError(t *testing.T) {
 			t.Errorf("docket run %s: exit %d, want 1 and %q:\n%s", file, code, want, errOut)
 		}
 	}
+	// An unknown language named on the command line is a usage error.
+	_, errOut, code := runBin(t, bin, env, "run", "--lang", "cobol", "--problem", "../../problems/aplusb", dir+"raises.py")
+	if code != exitUsage || !strings.Contains(errOut, `unknown language "cobol"`) {
+		t.Errorf("--lang cobol: exit %d, want 2:\n%s", code, errOut)
+	}
 	out, _, _ := runBin(t, bin, env, "run", "--json", "--problem", "../../problems/aplusb", dir+"raises.py")
 	if !strings.Contains(out, `"stderr_excerpt": "Traceback`) || !strings.Contains(out, `"exit_code": 1`) {
 		t.Errorf("--json lacks the exit code or the stderr excerpt:\n%s", out)

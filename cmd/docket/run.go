@@ -62,6 +62,9 @@ func runRun(args []string) int {
 	if err != nil {
 		return fail(exitUsage, err)
 	}
+	if _, err := j.Langs.Lookup(sub.Language); err != nil {
+		return fail(exitUsage, err) // a --lang the catalog does not know
+	}
 	sub.EntryPoint = *entry
 	opt := verdict.Options{TimeLimit: *tl, MemoryMB: *mem, RunAll: *all}
 	if !*asJSON {
