@@ -316,6 +316,10 @@ func TestProblemMessages(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "* connecting to NATS\n* validating and uploading ../../problems/samples-only") {
 		t.Errorf("problem push: exit %d:\n%s", code, errOut)
 	}
+	_, errOut, code = runBin(t, bin, env, "problem", "push", "../../problems/aplusb", tmp+"/nope")
+	if code != exitUsage || !strings.Contains(errOut, "is not a directory; nothing was pushed") {
+		t.Errorf("problem push of a missing directory: exit %d:\n%s", code, errOut)
+	}
 	out, errOut, code := runBin(t, bin, env, "problem", "list")
 	lines := strings.Split(out, "\n")
 	if code != 0 || len(lines) < 2 || !strings.HasPrefix(lines[0], "ID ") || !strings.Contains(lines[0], "DIGEST") || !strings.HasPrefix(lines[1], "samples-only ") {

@@ -233,6 +233,12 @@ func runProblemPush(args []string) int {
 		fmt.Fprintln(os.Stderr, "docket problem push: want at least one DIR (docket problem push --help)")
 		return exitUsage
 	}
+	for _, dir := range args {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			fmt.Fprintf(os.Stderr, "docket problem push: %s is not a directory; nothing was pushed\n", dir)
+			return exitUsage
+		}
+	}
 	fmt.Fprintf(os.Stderr, "* connecting to NATS\n")
 	qe, nc, code := dialNATS("docket problem push")
 	if nc == nil {
