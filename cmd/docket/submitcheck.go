@@ -163,10 +163,16 @@ func (w waitNotice) watch(ctx context.Context, started <-chan struct{}) {
 	}
 }
 
+const preflightTimeout = 5 * time.Second
+
 // preflight runs the checks that need the server. A refusal is exit 2; a
 // check that cannot be made (the server busy electing a leader) is only
 // reported, and the publish, which retries, goes ahead.
 func preflight(ctx context.Context, js jetstream.JetStream, subj protocol.Subjects, prob, id string, force bool) (int, bool) {
+	// Bounded: during a leader election each lookup could wait out the
+	// client's request timeout, and the publish has its own retries.
+	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
+	defer cancel()
 	checks := []func() error{func() error { return checkNoResult(ctx, js, subj, id) }}
 	if !force {
 		checks = append(checks, func() error { return checkProblem(ctx, js, prob) })
