@@ -99,29 +99,9 @@ func runProblemCheck(args []string) int {
 		return exitUsage
 	}
 	dir := fs.Arg(0)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		fmt.Fprintf(os.Stderr, "docket problem check: %s is not a directory\n", dir)
-		return exitUsage
-	}
-	step := func(f string, a ...any) { fmt.Fprintf(os.Stderr, "* "+f+"\n", a...) }
-	step("loading the package %s", dir)
-	p, err := problem.Load(dir)
-	if err != nil {
-		printLoadError(os.Stderr, "docket problem check", err)
-		return exitFailed
-	}
-	subs, err := listSubmissions(filepath.Join(dir, "submissions"))
-	if errors.Is(err, iofs.ErrNotExist) {
-		fmt.Fprintf(os.Stderr, "docket problem check: %s has no submissions/ directory, so there is nothing to check: put programs under submissions/accepted/, submissions/wrong_answer/, ... (docs/problems.md)\n", dir)
-		return exitFailed
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket problem check:", err)
-		return exitFailed
-	}
-	if len(subs) == 0 {
-		fmt.Fprintf(os.Stderr, "docket problem check: %s/submissions/ holds no programs under an <expected>/ directory (accepted, wrong_answer, ...): nothing to check\n", dir)
-		return exitFailed
+	p, subs, code := loadForCheck(dir)
+	if p == nil {
+		return code
 	}
 	step("opening the sandbox")
 	j, release, err := newJudge()
@@ -139,46 +119,9 @@ func runProblemCheck(args []string) int {
 	step("judging %d submissions", len(subs))
 	failed := 0
 	for _, s := range subs {
-		want, known := expected[s.expect]
-		if !known {
-			fmt.Printf("  SKIP %-40s unknown expected-verdict directory %q\n", s.rel, s.expect)
-			continue
-		}
-		sub, err := readSubmission(j.Langs, "", []string{s.path})
-		if err != nil {
-			fmt.Printf("  FAIL %-40s %v\n", s.rel, err)
-			failed++
-			continue
-		}
-		start := time.Now()
-		opt := verdict.Options{}
-		if *verbose {
-			opt.Observer = &liveDisplay{out: os.Stdout}
-		}
-		res := j.Judge(judgeCtx(), p, sub, opt)
-		ok := meetsExpectation(res, p.Kind, s.expect, want)
-		mark := "ok  "
-		if !ok {
-			mark = "FAIL"
+		if !checkSubmission(j, p, s, *verbose) {
 			failed++
 		}
-		detail := fmt.Sprintf("%-3s score %g/%g  %dms", res.Verdict, res.Score, res.MaxScore, res.TimeMs)
-		if !ok {
-			detail += fmt.Sprintf("  (expected %s)", s.expect)
-			if res.Error != "" {
-				detail += ": " + res.Error
-			} else if !res.Compile.OK {
-				detail += ": " + oneLine(res.Compile.Log, 200)
-			} else {
-				for _, t := range res.Tests {
-					if t.Verdict != verdict.AC && t.Verdict != verdict.SK {
-						detail += fmt.Sprintf(": test %s %s %s", t.Name, t.Verdict, oneLine(t.Feedback, 120))
-						break
-					}
-				}
-			}
-		}
-		fmt.Printf("  %s %-40s %-10s %s  (%.1fs)\n", mark, s.rel, sub.Language, detail, time.Since(start).Seconds())
 	}
 	if failed > 0 {
 		fmt.Printf("%d of %d submissions missed their expected verdict\n", failed, len(subs))
@@ -186,6 +129,84 @@ func runProblemCheck(args []string) int {
 	}
 	fmt.Printf("all %d submissions got their expected verdict\n", len(subs))
 	return exitOK
+}
+
+// step shows a long operation's progress on stderr.
+func step(f string, a ...any) { fmt.Fprintf(os.Stderr, "* "+f+"\n", a...) }
+
+// loadForCheck loads the package in dir and lists its submissions/; a nil
+// problem means the check cannot go on, with code the exit code.
+func loadForCheck(dir string) (*problem.Problem, []pkgSubmission, int) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		fmt.Fprintf(os.Stderr, "docket problem check: %s is not a directory\n", dir)
+		return nil, nil, exitUsage
+	}
+	step("loading the package %s", dir)
+	p, err := problem.Load(dir)
+	if err != nil {
+		printLoadError(os.Stderr, "docket problem check", err)
+		return nil, nil, exitFailed
+	}
+	subs, err := listSubmissions(filepath.Join(dir, "submissions"))
+	switch {
+	case errors.Is(err, iofs.ErrNotExist):
+		fmt.Fprintf(os.Stderr, "docket problem check: %s has no submissions/ directory, so there is nothing to check: put programs under submissions/accepted/, submissions/wrong_answer/, ... (docs/problems.md)\n", dir)
+		return nil, nil, exitFailed
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "docket problem check:", err)
+		return nil, nil, exitFailed
+	case len(subs) == 0:
+		fmt.Fprintf(os.Stderr, "docket problem check: %s/submissions/ holds no programs under an <expected>/ directory (accepted, wrong_answer, ...): nothing to check\n", dir)
+		return nil, nil, exitFailed
+	}
+	return p, subs, exitOK
+}
+
+// checkSubmission judges one program of submissions/ and prints whether
+// it got its expected verdict; false when it did not (or would not load).
+func checkSubmission(j *verdict.Judge, p *problem.Problem, s pkgSubmission, verbose bool) bool {
+	want, known := expected[s.expect]
+	if !known {
+		fmt.Printf("  SKIP %-40s unknown expected-verdict directory %q\n", s.rel, s.expect)
+		return true
+	}
+	sub, err := readSubmission(j.Langs, "", []string{s.path})
+	if err != nil {
+		fmt.Printf("  FAIL %-40s %v\n", s.rel, err)
+		return false
+	}
+	start := time.Now()
+	opt := verdict.Options{}
+	if verbose {
+		opt.Observer = &liveDisplay{out: os.Stdout}
+	}
+	res := j.Judge(judgeCtx(), p, sub, opt)
+	ok := meetsExpectation(res, p.Kind, s.expect, want)
+	mark := "ok  "
+	detail := fmt.Sprintf("%-3s score %g/%g  %dms", res.Verdict, res.Score, res.MaxScore, res.TimeMs)
+	if !ok {
+		mark = "FAIL"
+		detail += fmt.Sprintf("  (expected %s)", s.expect) + missDetail(res)
+	}
+	fmt.Printf("  %s %-40s %-10s %s  (%.1fs)\n", mark, s.rel, sub.Language, detail, time.Since(start).Seconds())
+	return ok
+}
+
+// missDetail says why a result missed: its error, the compiler's log, or
+// the first test that failed.
+func missDetail(res *verdict.Result) string {
+	if res.Error != "" {
+		return ": " + res.Error
+	}
+	if !res.Compile.OK {
+		return ": " + oneLine(res.Compile.Log, 200)
+	}
+	for _, t := range res.Tests {
+		if t.Verdict != verdict.AC && t.Verdict != verdict.SK {
+			return fmt.Sprintf(": test %s %s %s", t.Name, t.Verdict, oneLine(t.Feedback, 120))
+		}
+	}
+	return ""
 }
 
 type pkgSubmission struct {
