@@ -112,10 +112,16 @@ func runSubmit(args []string) int {
 	if !*follow {
 		return exitOK
 	}
-	res, err := followEvents(ctx, js, subj, *id, os.Stderr, waitNotice{js: js, subj: subj, queue: *queue, out: os.Stderr, after: 10 * time.Second})
+	return followResult(ctx, js, subj, *id, *queue, *timeout)
+}
+
+// followResult streams a published submission's events and exits with
+// its verdict: 0 AC, 1 another, 3 when none came within timeout.
+func followResult(ctx context.Context, js jetstream.JetStream, subj protocol.Subjects, id, queue string, timeout time.Duration) int {
+	res, err := followEvents(ctx, js, subj, id, os.Stderr, waitNotice{js: js, subj: subj, queue: queue, out: os.Stderr, after: 10 * time.Second})
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("%s not judged within --timeout %s; it stays queued (follow it again with GET /v1/submissions/%s)", *id, *timeout, *id)
+			err = fmt.Errorf("%s not judged within --timeout %s; it stays queued (follow it again with GET /v1/submissions/%s)", id, timeout, id)
 		}
 		fmt.Fprintln(os.Stderr, "docket submit:", err)
 		return exitSystem
