@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -105,12 +104,10 @@ func bridgeReady() error {
 }
 
 func runBridge(args []string) int {
-	fs := flag.NewFlagSet("bridge", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: docket bridge\n\nServes GET /v1/submissions/{id}/events (SSE), GET /v1/submissions/{id}, /watch/{id}, /livez, /readyz.\n")
-		envUsageAll()
-		usagef(&bridgeEnv{})
-	}
+	fs := newFlags("bridge", helpText{
+		about:   "Serves GET /v1/submissions/{id}/events (SSE), GET /v1/submissions/{id}, /watch/{id}, /livez, /readyz\nfrom the streams on DOCKET_NATS_URL. Runs until SIGTERM or SIGINT.",
+		example: "DOCKET_BRIDGE_HMAC_SECRET=... docket bridge",
+	})
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
@@ -157,9 +154,7 @@ func runBridge(args []string) int {
 	return exitOK
 }
 
-const tokenUsage = `usage: docket token [--valid-for DURATION] SUBMISSION_ID
-
-Prints the per-submission bridge token (bridge/README.md, "Access"):
+const tokenUsage = `Prints the per-submission bridge token (bridge/README.md, "Access"):
   hex(HMAC-SHA256(key, "docket-submission-v1:" + id))
 or with --valid-for, one the bridge refuses from now + DURATION on:
   E + "." + hex(HMAC-SHA256(key, "docket-submission-until-v1:" + E + ":" + id)), E in Unix seconds.
@@ -168,13 +163,12 @@ without leading or trailing spaces, tabs, CRs and LFs.
 `
 
 func runToken(args []string) int {
-	fs := flag.NewFlagSet("token", flag.ContinueOnError)
+	fs := newFlags("token", helpText{
+		synopsis: "[--valid-for DURATION] SUBMISSION_ID",
+		about:    tokenUsage,
+		example:  "docket token --valid-for 2h s-1a2b3c",
+	})
 	validFor := fs.Duration("valid-for", 0, "the token expires this long from now (0: no expiry)")
-	fs.Usage = func() {
-		fmt.Fprint(os.Stderr, tokenUsage)
-		fs.PrintDefaults()
-		usagef(&bridgeEnv{})
-	}
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}

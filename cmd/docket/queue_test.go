@@ -367,6 +367,9 @@ func TestServeRestartKeepsQueuedJobs(t *testing.T) {
 		return cmd
 	}
 	s1 := serve("0")
+	// The bridge listens once ./problems is pushed: docket submit checks
+	// that the problem is in the store.
+	waitPort(t, bridgeAddr)
 	for i := 0; i < 3; i++ {
 		sub := exec.Command(bin, "submit", "--problem", "aplusb", "--id", fmt.Sprintf("restart-%d", i), "../../problems/aplusb/submissions/accepted/main.cpp")
 		sub.Env = env

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -46,18 +45,16 @@ func runServe(args []string) int {
 		fmt.Fprintln(os.Stderr, "docket serve:", err)
 		return exitUsage
 	}
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs := newFlags("serve", helpText{
+		synopsis: "[--data DIR] [--problems DIR] [--workers N] [--feedback-policy samples|all|none]",
+		about: "The single-machine default: an embedded NATS JetStream server, in-process workers, the SSE bridge,\n" +
+			"and the packages under --problems pushed at start. Runs until SIGTERM or SIGINT.",
+		example: "docket serve --workers 2",
+	})
 	data := fs.String("data", se.DataDir, "JetStream data directory")
 	problems := fs.String("problems", "./problems", "directory of problem packages pushed at start (each subdirectory with a problem.yaml)")
 	workers := fs.Int("workers", 1, "in-process workers (0 allowed)")
 	feedback := fs.String("feedback-policy", "", feedbackFlag)
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: docket serve [--data DIR] [--problems DIR] [--workers N] [--feedback-policy samples|all|none]\n\nflags:\n")
-		fs.PrintDefaults()
-		envUsageAll()
-		usagef(&workerEnv{})
-		usagef(&serveEnv{})
-	}
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
