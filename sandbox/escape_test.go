@@ -111,7 +111,7 @@ func assertClean(t *testing.T, sl *sandbox.Slot, allowPids ...int) {
 	if len(boxes) != 0 {
 		t.Errorf("temporary boxes remain: %v", boxes)
 	}
-	for _, d := range cgroupChildren(sl.Sandbox().RunPrefix()) {
+	for _, d := range cgroupChildren(sl.Sandbox()) {
 		t.Errorf("run cgroup remains: %s", d)
 	}
 }
@@ -141,9 +141,35 @@ func processesOf(uids ...int) []int {
 	return pids
 }
 
-// cgroupChildren lists run cgroups left beneath docket's parents.
-func cgroupChildren(prefix string) []string {
+// cgroupChildren lists run cgroups left beneath docket's parents: the
+// one unified directory on v2, the docket directory of each controller
+// (beneath this process's own cgroup) on v1.
+func cgroupChildren(sb *sandbox.Sandbox) []string {
+	var dirs []string
 	var out []string
+	if p, ok := strings.CutPrefix(sandbox.CgroupParent(sb), "v2 "); ok {
+		// The parent exists as long as the Sandbox does: a check that
+		// cannot read it would pass whatever is left there.
+		if _, err := os.ReadDir(p); err != nil {
+			out = append(out, fmt.Sprintf("%s (the check cannot read it: %v)", p, err))
+		}
+		dirs = append(dirs, p)
+	} else {
+		dirs = v1DocketDirs()
+	}
+	for _, dir := range dirs {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if e.IsDir() && strings.HasPrefix(e.Name(), sb.RunPrefix()) {
+				out = append(out, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	return out
+}
+
+func v1DocketDirs() []string {
+	var dirs []string
 	own, _ := os.ReadFile("/proc/self/cgroup")
 	for _, line := range strings.Split(string(own), "\n") {
 		parts := strings.SplitN(line, ":", 3)
@@ -151,19 +177,12 @@ func cgroupChildren(prefix string) []string {
 			continue
 		}
 		for _, ctl := range strings.Split(parts[1], ",") {
-			if ctl != "memory" && ctl != "pids" && ctl != "cpuacct" {
-				continue
-			}
-			dir := filepath.Join("/sys/fs/cgroup", ctl, parts[2], "docket")
-			entries, _ := os.ReadDir(dir)
-			for _, e := range entries {
-				if e.IsDir() && strings.HasPrefix(e.Name(), prefix) {
-					out = append(out, filepath.Join(dir, e.Name()))
-				}
+			if ctl == "memory" || ctl == "pids" || ctl == "cpuacct" {
+				dirs = append(dirs, filepath.Join("/sys/fs/cgroup", ctl, parts[2], "docket"))
 			}
 		}
 	}
-	return out
+	return dirs
 }
 
 func TestEscapeSuite(t *testing.T) { eachHelperPath(t, escapeSuite) }

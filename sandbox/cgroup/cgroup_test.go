@@ -122,6 +122,10 @@ func TestV2Group(t *testing.T) {
 	}
 	avail := m.Controllers()
 	full := avail.Usable(cgroup.Memory) && avail.Usable(cgroup.Pids)
+	if !full && os.Getenv("DOCKET_TEST_REQUIRE_CGROUP2") != "" {
+		// make test-cgroup2: a pure v2 host, where the limits must work.
+		t.Fatalf("DOCKET_TEST_REQUIRE_CGROUP2 is set but v2 memory/pids are unavailable: %v", map[string]string(avail))
+	}
 	if !full {
 		for _, c := range []string{cgroup.Memory, cgroup.Pids} {
 			if avail.Usable(c) {
@@ -163,7 +167,11 @@ func TestV2Group(t *testing.T) {
 	if err := g.Delete(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join("/sys/fs/cgroup/unified", "test-v2")); err == nil {
+	parent := strings.TrimPrefix(m.Parent(), "v2 ")
+	if _, err := os.Stat(parent); err != nil {
+		t.Errorf("the parent %s: %v", parent, err)
+	}
+	if _, err := os.Stat(filepath.Join(parent, "test-v2")); err == nil {
 		t.Error("group directory left behind")
 	}
 }
