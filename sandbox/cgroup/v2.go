@@ -32,6 +32,13 @@ func openV2(mount string, opts Options) (Manager, error) {
 		if !ok {
 			return nil, fmt.Errorf("%w: this process is in no cgroup v2 group", ErrUnavailable)
 		}
+		if path.Base(p) == supervisorLeaf {
+			// An earlier Manager of this process moved it into the leaf
+			// (moveSelfToLeaf): its groups, and this one's, go beside
+			// the leaf, where the controllers are enabled. (Beneath the
+			// leaf, which holds docket and its zygote, none could be.)
+			p = path.Dir(p)
+		}
 		parent = path.Join(p, "docket")
 	}
 	m := &v2Manager{mount: mount, parent: parent, avail: Availability{}}
@@ -102,9 +109,13 @@ func writeSubtree(dir, controller string) error {
 	return os.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), []byte("+"+controller), 0)
 }
 
+// supervisorLeaf is the cgroup, beside the runs' parent, that docket
+// moves itself into when its own cgroup must give up its processes.
+const supervisorLeaf = "docket-supervisor"
+
 // moveSelfToLeaf moves the docket process (only it) into dir/docket-supervisor.
 func moveSelfToLeaf(dir string) error {
-	leaf := filepath.Join(dir, "docket-supervisor")
+	leaf := filepath.Join(dir, supervisorLeaf)
 	if err := os.MkdirAll(leaf, 0o755); err != nil {
 		return err
 	}
