@@ -71,7 +71,7 @@ func runEscape(t *testing.T, sl *sandbox.Slot, tc escapeCase) *sandbox.Result {
 	}
 	for _, d := range tc.deny {
 		if strings.Contains(out, d) {
-			t.Errorf("stdout has %q: %.500s", d, out)
+			t.Errorf("stdout has %q: %s", d, linesWith(out, d))
 		}
 	}
 	if tc.check != nil {
@@ -188,7 +188,7 @@ func v1DocketDirs() []string {
 func TestEscapeSuite(t *testing.T) { eachHelperPath(t, escapeSuite) }
 
 func escapeSuite(t *testing.T, sl *sandbox.Slot) {
-	quick := sandbox.Limits{CPUTime: 500 * time.Millisecond, WallTime: 2 * time.Second, Memory: 64 << 20}
+	quick := sandbox.Limits{CPUTime: scaled(500 * time.Millisecond), WallTime: scaled(2 * time.Second), Memory: 64 << 20}
 
 	tcp, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -230,8 +230,8 @@ func escapeSuite(t *testing.T, sl *sandbox.Slot) {
 		{name: "fork bomb, 1 process", prog: "forkbomb", limits: quick, wantStatus: sandbox.TLE},
 		{name: "fork bomb, 16 processes", prog: "forkbomb", limits: with(quick, func(l *sandbox.Limits) { l.Processes = 16 }), wantStatus: sandbox.TLE, alsoStatus: sandbox.MLE,
 			check: func(t *testing.T, r *sandbox.Result) {
-				if r.WallTime > 3*time.Second {
-					t.Errorf("fork bomb ran %v of wall time, past its 2 s wall limit: its tree was not stopped in time", r.WallTime)
+				if r.WallTime > scaled(3*time.Second) {
+					t.Errorf("fork bomb ran %v of wall time, past its %v wall limit: its tree was not stopped in time", r.WallTime, scaled(2*time.Second))
 				}
 			}},
 		{name: "thread bomb", prog: "threadbomb", limits: quick, wantStatus: sandbox.TLE, alsoStatus: sandbox.MLE, want: []string{"threads "},
@@ -294,7 +294,7 @@ func escapeSuite(t *testing.T, sl *sandbox.Slot) {
 		{name: "threads in a single-process run", prog: "threads", limits: quick, wantStatus: sandbox.OK, want: []string{"threads ok"}},
 		{name: "grandchild outlives its parent", prog: "grandchild", limits: with(quick, func(l *sandbox.Limits) { l.Processes = 4 }), wantStatus: sandbox.OK, want: []string{"parent leaving"},
 			check: func(t *testing.T, r *sandbox.Result) {
-				if r.WallTime > time.Second {
+				if r.WallTime > scaled(time.Second) {
 					t.Errorf("run took %v: the grandchild kept it alive", r.WallTime)
 				}
 			}},
@@ -319,6 +319,18 @@ func escapeSuite(t *testing.T, sl *sandbox.Slot) {
 	if err := sentinel.Process.Signal(syscall.Signal(0)); err != nil {
 		t.Errorf("the host sentinel process died during the suite: %v", err)
 	}
+}
+
+// linesWith is the lines of out that hold s (what a denied word was
+// printed with; the whole output can be long).
+func linesWith(out, s string) string {
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, s) {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 func with(l sandbox.Limits, f func(*sandbox.Limits)) sandbox.Limits { f(&l); return l }
