@@ -69,19 +69,22 @@ func (m *v2Manager) enableControllers(ownCgroup bool) error {
 		}
 	}
 	parentOfParent := filepath.Dir(dir)
+	failed := map[string]error{} // why enabling one level up failed, for the reason below
 	for _, c := range []string{Memory, Pids, Cpuset} {
 		if offered[c] {
 			continue
 		}
 		// Not offered to our parent: try to enable it one level up (our own
 		// cgroup), which is ours to configure.
-		if err := writeSubtree(parentOfParent, c); err != nil && ownCgroup && errors.Is(err, syscall.EBUSY) {
+		err := writeSubtree(parentOfParent, c)
+		if err != nil && ownCgroup && errors.Is(err, syscall.EBUSY) {
 			if mvErr := moveSelfToLeaf(parentOfParent); mvErr == nil {
 				// A second failure shows below: the controller is then
 				// not among those offered.
-				_ = writeSubtree(parentOfParent, c)
+				err = writeSubtree(parentOfParent, c)
 			}
 		}
+		failed[c] = err
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "cgroup.controllers")); err == nil {
 		offered = map[string]bool{}
@@ -92,6 +95,9 @@ func (m *v2Manager) enableControllers(ownCgroup bool) error {
 	for _, c := range []string{Memory, Pids, Cpuset} {
 		if !offered[c] {
 			m.avail[c] = fmt.Sprintf("controller %s is not enabled for %s (cgroup.controllers); delegate it or set a parent that has it", c, dir)
+			if failed[c] != nil {
+				m.avail[c] += fmt.Sprintf(" (enabling it in %s: %v)", parentOfParent, failed[c])
+			}
 			continue
 		}
 		if err := writeSubtree(dir, c); err != nil {
