@@ -28,7 +28,7 @@ func (w *wrapped) Run() int { defer testprog.Cleanup(); return w.m.Run() }
 
 // scaled stretches a test's CPU or wall limit by DOCKET_TEST_TIME_SCALE
 // (a whole number, default 1) for a slow CPU: make test-cgroup2's guest,
-// emulated about 20 times slower, sets 5, where a memory bomb spent a
+// emulated about 20 times slower, sets 10, where a memory bomb spent a
 // 500 ms CPU limit faulting in its first 20 MiB.
 func scaled(d time.Duration) time.Duration {
 	n, err := strconv.Atoi(os.Getenv("DOCKET_TEST_TIME_SCALE"))

@@ -34,6 +34,8 @@ go=${GO:-go}
 kernel=${DOCKET_CGROUP2_KERNEL:-backports}
 
 # What runs in the guest, by package (docs/sandbox.md says why these).
+# The sandbox tests get DOCKET_TEST_TIME_SCALE=10: at 5, a memory bomb
+# still spent its CPU limit before its memory one once the host was busy.
 sandbox_run='^(TestEscapeSuite|TestEscapeClone|TestCPUTimeMatchesKernel|TestMemoryPeak|TestTimeLimits|TestNoCarryOver|TestDiskChargedToMemory|TestCPUPinning|TestConnectedPair)$'
 cgroup_run='^(TestV2Group|TestV2SecondManager|TestInvalidNames)$'
 # Skips that are allowed: always skipped, covered by another case.
@@ -156,7 +158,10 @@ newer_kernel() {
 }
 
 # configure_guest: the 9p share at /host, and one oneshot unit that runs
-# /host/guest.sh once and powers off, whatever its result.
+# /host/guest.sh once and powers off, whatever its result. Delegate=yes:
+# systemd then keeps every controller enabled on the unit's path, the
+# root cgroup included; without a unit that needs cpuset, it turned
+# cpuset off at the root again after the tests' script had enabled it.
 configure_guest() {
 	echo docket-cgroup2 >"$rootfs/etc/hostname"
 	cat >"$rootfs/etc/fstab" <<-'EOF'
@@ -173,6 +178,7 @@ configure_guest() {
 		FailureAction=poweroff-force
 		[Service]
 		Type=oneshot
+		Delegate=yes
 		StandardOutput=tty
 		StandardError=tty
 		TTYPath=/dev/ttyS0
