@@ -7,7 +7,7 @@ PKGS    := ./...
 # The sandbox helper is a cgo constructor when cgo is available.
 export CGO_ENABLED ?= 1
 
-.PHONY: build test race fuzz bench run deps vet clean check-problems docs
+.PHONY: build test race fuzz bench run deps vet clean check-problems docs test-cgroup2
 
 # What docket version prints. The commit is also in the build information
 # (vcs.revision) when the go command stamps it, which it does not in a git
@@ -67,6 +67,14 @@ test: deps vet
 RACE_PKGS := ./sandbox/... ./verdict/... ./worker/...
 race: deps
 	GO=$(GO) scripts/test-each.sh -race -p 1 -count=1 -timeout 30m -- $(RACE_PKGS)
+
+# The sandbox's escape and measurement tests, and `docket selftest`, on a
+# pure cgroup v2 hierarchy: a Debian 12 VM under QEMU (software
+# emulation), its image cached outside the repository
+# (DOCKET_CGROUP2_CACHE, default /var/cache/docket-cgroup2-vm); the test
+# binaries are built here. docs/sandbox.md gives what runs and how long.
+test-cgroup2:
+	GO=$(GO) scripts/test-cgroup2.sh
 
 # Longer fuzzing, FUZZTIME per target; a failing input is left in the
 # package's testdata/fuzz/ (commit it with the fix, as a regression seed).

@@ -32,7 +32,7 @@ var cloneStillWorks = []string{
 func TestEscapeClone(t *testing.T) { eachHelperPath(t, escapeClone) }
 
 func escapeClone(t *testing.T, sl *sandbox.Slot) {
-	limits := sandbox.Limits{CPUTime: 2 * time.Second, WallTime: 5 * time.Second, Memory: 64 << 20, Processes: 16}
+	limits := sandbox.Limits{CPUTime: scaled(2 * time.Second), WallTime: scaled(5 * time.Second), Memory: 64 << 20, Processes: 16}
 	for _, network := range []bool{false, true} {
 		name := "network namespace"
 		if network {

@@ -71,7 +71,7 @@ func runEscape(t *testing.T, sl *sandbox.Slot, tc escapeCase) *sandbox.Result {
 	}
 	for _, d := range tc.deny {
 		if strings.Contains(out, d) {
-			t.Errorf("stdout has %q: %.500s", d, out)
+			t.Errorf("stdout has %q: %s", d, linesWith(out, d))
 		}
 	}
 	if tc.check != nil {
@@ -111,7 +111,7 @@ func assertClean(t *testing.T, sl *sandbox.Slot, allowPids ...int) {
 	if len(boxes) != 0 {
 		t.Errorf("temporary boxes remain: %v", boxes)
 	}
-	for _, d := range cgroupChildren(sl.Sandbox().RunPrefix()) {
+	for _, d := range cgroupChildren(sl.Sandbox()) {
 		t.Errorf("run cgroup remains: %s", d)
 	}
 }
@@ -141,9 +141,35 @@ func processesOf(uids ...int) []int {
 	return pids
 }
 
-// cgroupChildren lists run cgroups left beneath docket's parents.
-func cgroupChildren(prefix string) []string {
+// cgroupChildren lists run cgroups left beneath docket's parents: the
+// one unified directory on v2, the docket directory of each controller
+// (beneath this process's own cgroup) on v1.
+func cgroupChildren(sb *sandbox.Sandbox) []string {
+	var dirs []string
 	var out []string
+	if p, ok := strings.CutPrefix(sandbox.CgroupParent(sb), "v2 "); ok {
+		// The parent exists as long as the Sandbox does: a check that
+		// cannot read it would pass whatever is left there.
+		if _, err := os.ReadDir(p); err != nil {
+			out = append(out, fmt.Sprintf("%s (the check cannot read it: %v)", p, err))
+		}
+		dirs = append(dirs, p)
+	} else {
+		dirs = v1DocketDirs()
+	}
+	for _, dir := range dirs {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if e.IsDir() && strings.HasPrefix(e.Name(), sb.RunPrefix()) {
+				out = append(out, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	return out
+}
+
+func v1DocketDirs() []string {
+	var dirs []string
 	own, _ := os.ReadFile("/proc/self/cgroup")
 	for _, line := range strings.Split(string(own), "\n") {
 		parts := strings.SplitN(line, ":", 3)
@@ -151,25 +177,18 @@ func cgroupChildren(prefix string) []string {
 			continue
 		}
 		for _, ctl := range strings.Split(parts[1], ",") {
-			if ctl != "memory" && ctl != "pids" && ctl != "cpuacct" {
-				continue
-			}
-			dir := filepath.Join("/sys/fs/cgroup", ctl, parts[2], "docket")
-			entries, _ := os.ReadDir(dir)
-			for _, e := range entries {
-				if e.IsDir() && strings.HasPrefix(e.Name(), prefix) {
-					out = append(out, filepath.Join(dir, e.Name()))
-				}
+			if ctl == "memory" || ctl == "pids" || ctl == "cpuacct" {
+				dirs = append(dirs, filepath.Join("/sys/fs/cgroup", ctl, parts[2], "docket"))
 			}
 		}
 	}
-	return out
+	return dirs
 }
 
 func TestEscapeSuite(t *testing.T) { eachHelperPath(t, escapeSuite) }
 
 func escapeSuite(t *testing.T, sl *sandbox.Slot) {
-	quick := sandbox.Limits{CPUTime: 500 * time.Millisecond, WallTime: 2 * time.Second, Memory: 64 << 20}
+	quick := sandbox.Limits{CPUTime: scaled(500 * time.Millisecond), WallTime: scaled(2 * time.Second), Memory: 64 << 20}
 
 	tcp, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -211,8 +230,8 @@ func escapeSuite(t *testing.T, sl *sandbox.Slot) {
 		{name: "fork bomb, 1 process", prog: "forkbomb", limits: quick, wantStatus: sandbox.TLE},
 		{name: "fork bomb, 16 processes", prog: "forkbomb", limits: with(quick, func(l *sandbox.Limits) { l.Processes = 16 }), wantStatus: sandbox.TLE, alsoStatus: sandbox.MLE,
 			check: func(t *testing.T, r *sandbox.Result) {
-				if r.WallTime > 3*time.Second {
-					t.Errorf("fork bomb ran %v of wall time, past its 2 s wall limit: its tree was not stopped in time", r.WallTime)
+				if r.WallTime > scaled(3*time.Second) {
+					t.Errorf("fork bomb ran %v of wall time, past its %v wall limit: its tree was not stopped in time", r.WallTime, scaled(2*time.Second))
 				}
 			}},
 		{name: "thread bomb", prog: "threadbomb", limits: quick, wantStatus: sandbox.TLE, alsoStatus: sandbox.MLE, want: []string{"threads "},
@@ -275,7 +294,7 @@ func escapeSuite(t *testing.T, sl *sandbox.Slot) {
 		{name: "threads in a single-process run", prog: "threads", limits: quick, wantStatus: sandbox.OK, want: []string{"threads ok"}},
 		{name: "grandchild outlives its parent", prog: "grandchild", limits: with(quick, func(l *sandbox.Limits) { l.Processes = 4 }), wantStatus: sandbox.OK, want: []string{"parent leaving"},
 			check: func(t *testing.T, r *sandbox.Result) {
-				if r.WallTime > time.Second {
+				if r.WallTime > scaled(time.Second) {
 					t.Errorf("run took %v: the grandchild kept it alive", r.WallTime)
 				}
 			}},
@@ -300,6 +319,18 @@ func escapeSuite(t *testing.T, sl *sandbox.Slot) {
 	if err := sentinel.Process.Signal(syscall.Signal(0)); err != nil {
 		t.Errorf("the host sentinel process died during the suite: %v", err)
 	}
+}
+
+// linesWith is the lines of out that hold s (what a denied word was
+// printed with; the whole output can be long).
+func linesWith(out, s string) string {
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, s) {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 func with(l sandbox.Limits, f func(*sandbox.Limits)) sandbox.Limits { f(&l); return l }

@@ -27,3 +27,12 @@ func PhaseReport() string { return phases.report() }
 // whether it runs); otherwise it starts in the background at the second
 // run.
 func Warm(s *Sandbox) bool { return s.warm() }
+
+// CgroupParent describes where the Sandbox creates its runs' cgroups
+// ("v2 <directory>" on v2), "" without cgroups.
+func CgroupParent(s *Sandbox) string {
+	if s.cg == nil {
+		return ""
+	}
+	return s.cg.Parent()
+}

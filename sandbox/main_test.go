@@ -2,9 +2,11 @@ package sandbox_test
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/docketjudge/docket/internal/testguard"
 	"github.com/docketjudge/docket/internal/testprog"
@@ -23,6 +25,18 @@ func TestMain(m *testing.M) {
 type wrapped struct{ m *testing.M }
 
 func (w *wrapped) Run() int { defer testprog.Cleanup(); return w.m.Run() }
+
+// scaled stretches a test's CPU or wall limit by DOCKET_TEST_TIME_SCALE
+// (a whole number, default 1) for a slow CPU: make test-cgroup2's guest,
+// emulated about 20 times slower, sets 10, where a memory bomb spent a
+// 500 ms CPU limit faulting in its first 20 MiB.
+func scaled(d time.Duration) time.Duration {
+	n, err := strconv.Atoi(os.Getenv("DOCKET_TEST_TIME_SCALE"))
+	if err != nil || n < 1 {
+		return d
+	}
+	return d * time.Duration(n)
+}
 
 var (
 	sbOnce sync.Once

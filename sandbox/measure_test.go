@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -31,12 +32,14 @@ func runProg(t *testing.T, sl *sandbox.Slot, bin string, lim sandbox.Limits, arg
 func TestCPUTimeMatchesKernel(t *testing.T) {
 	sl := testSlot(t)
 	busy := testprog.C(t, "testdata/progs/busy.c")
+	// On a slow CPU the setup's share grows: a longer loop keeps it small.
+	ms := strconv.Itoa(int(scaled(time.Second) / time.Millisecond))
 	for i := 0; i < 3; i++ {
-		res := runProg(t, sl, busy, sandbox.Limits{CPUTime: 5 * time.Second}, "1000")
+		res := runProg(t, sl, busy, sandbox.Limits{CPUTime: scaled(5 * time.Second)}, ms)
 		if res.Status != sandbox.OK {
 			t.Fatalf("busy loop: %s (%s) %s", res.Status, res.Source, res.Error)
 		}
-		plain := exec.Command(busy, "1000")
+		plain := exec.Command(busy, ms)
 		if err := plain.Run(); err != nil {
 			t.Fatal(err)
 		}

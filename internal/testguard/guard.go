@@ -175,7 +175,13 @@ func enter(pid int) ([]string, error) {
 					return nil, err
 				}
 				dirs = append(dirs, d)
-				os.WriteFile(filepath.Join(d, "pids.max"), []byte(strconv.Itoa(guardPids)), 0)
+				// As on v1, no guard without its pids limit. pids.max
+				// exists only where the parent enables pids for its
+				// children (a delegated cgroup free of processes, or
+				// the root: make test-cgroup2 runs the tests there).
+				if err := os.WriteFile(filepath.Join(d, "pids.max"), []byte(strconv.Itoa(guardPids)), 0); err != nil {
+					return dirs, fmt.Errorf("v2 pids limit for the guard (is pids enabled in %s's cgroup.subtree_control?): %w", filepath.Dir(d), err)
+				}
 				os.WriteFile(filepath.Join(d, "memory.max"), []byte(strconv.Itoa(guardMemory)), 0)
 				return dirs, os.WriteFile(filepath.Join(d, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0)
 			}

@@ -108,11 +108,12 @@ func TestV1Group(t *testing.T) {
 	}
 }
 
-// On a host whose cgroup v2 hierarchy has the controllers, the full v2
-// path runs; on a hybrid host (v1 controllers) the unified hierarchy has
-// none, and the manager must say so while CPU accounting still works.
-func TestV2Group(t *testing.T) {
-	needRoot(t)
+// openV2 opens the v2 hierarchy (skipping without one) and reports
+// whether its memory and pids controllers are usable; with
+// DOCKET_TEST_REQUIRE_CGROUP2 (make test-cgroup2: a pure v2 host) they
+// must be.
+func openV2(t *testing.T) (cgroup.Manager, bool) {
+	t.Helper()
 	m, err := cgroup.Open(cgroup.Options{Version: cgroup.V2})
 	if errors.Is(err, cgroup.ErrUnavailable) {
 		t.Skipf("no cgroup v2 hierarchy on this host: %v", err)
@@ -122,6 +123,19 @@ func TestV2Group(t *testing.T) {
 	}
 	avail := m.Controllers()
 	full := avail.Usable(cgroup.Memory) && avail.Usable(cgroup.Pids)
+	if !full && os.Getenv("DOCKET_TEST_REQUIRE_CGROUP2") != "" {
+		t.Fatalf("DOCKET_TEST_REQUIRE_CGROUP2 is set but v2 memory/pids are unavailable: %v", map[string]string(avail))
+	}
+	return m, full
+}
+
+// On a host whose cgroup v2 hierarchy has the controllers, the full v2
+// path runs; on a hybrid host (v1 controllers) the unified hierarchy has
+// none, and the manager must say so while CPU accounting still works.
+func TestV2Group(t *testing.T) {
+	needRoot(t)
+	m, full := openV2(t)
+	avail := m.Controllers()
 	if !full {
 		for _, c := range []string{cgroup.Memory, cgroup.Pids} {
 			if avail.Usable(c) {
@@ -163,8 +177,35 @@ func TestV2Group(t *testing.T) {
 	if err := g.Delete(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join("/sys/fs/cgroup/unified", "test-v2")); err == nil {
+	parent := strings.TrimPrefix(m.Parent(), "v2 ")
+	if _, err := os.Stat(parent); err != nil {
+		t.Errorf("the parent %s: %v", parent, err)
+	}
+	if _, err := os.Stat(filepath.Join(parent, "test-v2")); err == nil {
 		t.Error("group directory left behind")
+	}
+}
+
+// A second Manager in the same process (a worker's second Sandbox) gets
+// the same parent and controllers as the first, which moved the process
+// into its supervisor leaf on a host where docket's own cgroup held it:
+// the second once derived its parent from the leaf, below it, where the
+// leaf's processes forbid enabling any controller (seen on pure v2 only).
+func TestV2SecondManager(t *testing.T) {
+	needRoot(t)
+	var parents []string
+	for i := 0; i < 2; i++ {
+		m, full := openV2(t)
+		if !full && i == 0 {
+			t.Skipf("this host's v2 hierarchy has no memory/pids controllers (pure v2: make test-cgroup2): %v", map[string]string(m.Controllers()))
+		}
+		if !full {
+			t.Fatalf("manager 2: v2 memory/pids unavailable: %v", map[string]string(m.Controllers()))
+		}
+		parents = append(parents, m.Parent())
+	}
+	if parents[0] != parents[1] {
+		t.Errorf("the second manager's parent %s differs from the first's %s", parents[1], parents[0])
 	}
 }
 

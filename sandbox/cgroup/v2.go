@@ -32,6 +32,13 @@ func openV2(mount string, opts Options) (Manager, error) {
 		if !ok {
 			return nil, fmt.Errorf("%w: this process is in no cgroup v2 group", ErrUnavailable)
 		}
+		if path.Base(p) == supervisorLeaf {
+			// An earlier Manager of this process moved it into the leaf
+			// (moveSelfToLeaf): its groups, and this one's, go beside
+			// the leaf, where the controllers are enabled. (Beneath the
+			// leaf, which holds docket and its zygote, none could be.)
+			p = path.Dir(p)
+		}
 		parent = path.Join(p, "docket")
 	}
 	m := &v2Manager{mount: mount, parent: parent, avail: Availability{}}
@@ -62,19 +69,22 @@ func (m *v2Manager) enableControllers(ownCgroup bool) error {
 		}
 	}
 	parentOfParent := filepath.Dir(dir)
+	failed := map[string]error{} // why enabling one level up failed, for the reason below
 	for _, c := range []string{Memory, Pids, Cpuset} {
 		if offered[c] {
 			continue
 		}
 		// Not offered to our parent: try to enable it one level up (our own
 		// cgroup), which is ours to configure.
-		if err := writeSubtree(parentOfParent, c); err != nil && ownCgroup && errors.Is(err, syscall.EBUSY) {
+		err := writeSubtree(parentOfParent, c)
+		if err != nil && ownCgroup && errors.Is(err, syscall.EBUSY) {
 			if mvErr := moveSelfToLeaf(parentOfParent); mvErr == nil {
 				// A second failure shows below: the controller is then
 				// not among those offered.
-				_ = writeSubtree(parentOfParent, c)
+				err = writeSubtree(parentOfParent, c)
 			}
 		}
+		failed[c] = err
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "cgroup.controllers")); err == nil {
 		offered = map[string]bool{}
@@ -85,6 +95,9 @@ func (m *v2Manager) enableControllers(ownCgroup bool) error {
 	for _, c := range []string{Memory, Pids, Cpuset} {
 		if !offered[c] {
 			m.avail[c] = fmt.Sprintf("controller %s is not enabled for %s (cgroup.controllers); delegate it or set a parent that has it", c, dir)
+			if failed[c] != nil {
+				m.avail[c] += fmt.Sprintf(" (enabling it in %s: %v)", parentOfParent, failed[c])
+			}
 			continue
 		}
 		if err := writeSubtree(dir, c); err != nil {
@@ -102,9 +115,13 @@ func writeSubtree(dir, controller string) error {
 	return os.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), []byte("+"+controller), 0)
 }
 
+// supervisorLeaf is the cgroup, beside the runs' parent, that docket
+// moves itself into when its own cgroup must give up its processes.
+const supervisorLeaf = "docket-supervisor"
+
 // moveSelfToLeaf moves the docket process (only it) into dir/docket-supervisor.
 func moveSelfToLeaf(dir string) error {
-	leaf := filepath.Join(dir, "docket-supervisor")
+	leaf := filepath.Join(dir, supervisorLeaf)
 	if err := os.MkdirAll(leaf, 0o755); err != nil {
 		return err
 	}
