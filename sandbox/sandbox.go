@@ -141,6 +141,12 @@ func New(cfg Config) (*Sandbox, error) {
 	if exe, err := os.Executable(); err == nil {
 		s.masks = append(s.masks, exe)
 	}
+	if s.caps.hasNS("mnt") && s.caps.hasNS("pid") {
+		if err := s.probeBox(); err != nil {
+			s.caps.withoutBox(err)
+			s.fast.close() // a zygote the probe started holds namespaces runs no longer use
+		}
+	}
 	if s.caps.Level < cfg.MinLevel {
 		return s, &LevelError{Have: s.caps.Level, Want: cfg.MinLevel, Missing: s.caps.Missing()}
 	}
