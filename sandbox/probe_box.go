@@ -63,6 +63,7 @@ func (s *Sandbox) runBoxProbe() error {
 	}
 	cmd := slot.Command(boxProbeTarget)
 	cmd.Binds = []mount.Bind{{Source: target, Target: boxProbeTarget}}
+	cmd.boxProbe = true
 	cmd.Limits = Limits{CPUTime: time.Second, WallTime: 5 * time.Second, Memory: 64 << 20}
 	_, err = cmd.Run()
 	return err
