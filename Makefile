@@ -7,7 +7,7 @@ PKGS    := ./...
 # The sandbox helper is a cgo constructor when cgo is available.
 export CGO_ENABLED ?= 1
 
-.PHONY: build test race fuzz bench run deps vet clean check-problems docs
+.PHONY: build test race fuzz bench run deps vet clean check-problems docs deploy-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/docket
@@ -87,6 +87,16 @@ run: deps build
 # a test in cmd/docket fails when docs/config.md differs from it.
 docs: build
 	./$(BIN) config reference > docs/config.md.tmp && mv docs/config.md.tmp docs/config.md
+
+# The container deployment run for real (docs/deploy.md, "Run for real"):
+# a private dockerd (Debian 12's docker.io, installed if missing), base
+# images built locally, the image from deploy/Dockerfile, the compose
+# stack with only its published ports moved; selftest at level full, the
+# example submissions, a burst that loses the jobs leader and a worker.
+# Cache outside the repository: DOCKET_DEPLOY_CACHE (default
+# /var/cache/docket-deploy-test). Time on the 2-core machine: TIMES.
+deploy-test:
+	scripts/deploy-test.sh
 
 # Judge every example problem's own submissions (also part of go test).
 check-problems: build
