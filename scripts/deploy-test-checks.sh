@@ -34,6 +34,9 @@ check_selftest() {
 	compose exec -T worker docket selftest >"$out" 2>&1 || { cat "$out" >&2; fail "selftest in the worker exited non-zero"; }
 	sed 's/^/    /' "$out"
 	grep -q '^isolation level: full ' "$out" || fail "selftest in the worker: $(head -1 "$out")"
+	pid1=$(compose exec -T worker cat /proc/1/comm)
+	echo "    PID 1 in the worker: $pid1"
+	[ "$pid1" != docket ] || fail "docket is PID 1 in the worker (init: true missing?)"
 	if compose exec -T worker test -d /sys/fs/cgroup/devices; then
 		# shellcheck disable=SC2016
 		if compose exec -T worker sh -c 'echo a >/sys/fs/cgroup/devices/devices.allow' 2>/dev/null; then
