@@ -27,6 +27,8 @@
 #   DOCKET_DEPLOY_KEEP=1 leave the stack and dockerd running (debugging;
 #                        stop with `scripts/deploy-test.sh down`).
 #   DOCKET_DEPLOY_BURST_ROUNDS  rounds of 6 submissions in the burst (10).
+#   DOCKET_DEPLOY_NATS_PORT, DOCKET_DEPLOY_BRIDGE_PORT  the ports published
+#                        on 127.0.0.1 for nats1 and the bridge (46422, 46080).
 # Usage: scripts/deploy-test.sh [all | build | test | down]: all (the
 # default) builds and checks; build only fills the cache; test runs the
 # checks against the images already built; down stops a kept stack.
@@ -42,8 +44,8 @@ KEEP=${DOCKET_DEPLOY_KEEP:-0}
 # rejects the file's `cgroup:` key). v2.36.2 speaks engine API 1.41.
 COMPOSE_VERSION=v2.36.2
 MIRROR=http://deb.debian.org/debian
-NATS_PORT=46422
-BRIDGE_PORT=46080
+NATS_PORT=${DOCKET_DEPLOY_NATS_PORT:-46422}
+BRIDGE_PORT=${DOCKET_DEPLOY_BRIDGE_PORT:-46080}
 PROJECT=docket-deploy-test
 NET=${PROJECT}_default
 URLS=nats://nats1:4222,nats://nats2:4222,nats://nats3:4222
@@ -70,32 +72,39 @@ fail() {
 . "$REPO/scripts/deploy-test-lib.sh"
 . "$REPO/scripts/deploy-test-checks.sh"
 
-case "${1:-all}" in
-all)
-	trap 'teardown $?' EXIT
-	trap 'exit 130' INT TERM
-	build_all
-	test_all
-	;;
-build)
-	# the images only (cache warm-up); the engine stops at the end
-	trap 'teardown $?' EXIT
-	trap 'exit 130' INT TERM
-	build_all
-	;;
-test)
-	# the checks only, against the images of an earlier run (debugging)
-	trap 'teardown $?' EXIT
-	trap 'exit 130' INT TERM
-	start_engine
-	test_all
-	;;
-down)
-	KEEP=0
-	teardown 0
-	;;
-*)
-	echo "usage: $0 [all|build|test|down]" >&2
-	exit 2
-	;;
-esac
+# main: the whole run. Called from the last line together with exit, so
+# that the shell never reads this file again after the run: an edit made
+# meanwhile (a checkout) cannot be half-read as the script's tail.
+main() {
+	case "${1:-all}" in
+	all)
+		trap 'teardown $?' EXIT
+		trap 'exit 130' INT TERM
+		build_all
+		test_all
+		;;
+	build)
+		# the images only (cache warm-up); the engine stops at the end
+		trap 'teardown $?' EXIT
+		trap 'exit 130' INT TERM
+		build_all
+		;;
+	test)
+		# the checks only, against the images of an earlier run (debugging)
+		trap 'teardown $?' EXIT
+		trap 'exit 130' INT TERM
+		start_engine
+		test_all
+		;;
+	down)
+		KEEP=0
+		teardown 0
+		;;
+	*)
+		echo "usage: $0 [all|build|test|down]" >&2
+		exit 2
+		;;
+	esac
+}
+
+main "$@"; exit "$?"
