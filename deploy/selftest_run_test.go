@@ -50,27 +50,25 @@ func TestSelftestWithoutPivotRoot(t *testing.T) {
 type selftestOut struct {
 	MeetsMin     bool `json:"meets_min_level"`
 	Capabilities struct {
-		Level  string `json:"level"`
-		Layers []struct {
-			Name   string `json:"name"`
-			Active bool   `json:"active"`
-			Detail string `json:"detail"`
-		} `json:"layers"`
+		Level  string          `json:"level"`
+		Layers []selftestLayer `json:"layers"`
 	} `json:"capabilities"`
 	Level string `json:"-"`
 }
 
-func (r selftestOut) layer(name string) (l struct {
+type selftestLayer struct {
 	Name   string `json:"name"`
 	Active bool   `json:"active"`
 	Detail string `json:"detail"`
-}) {
+}
+
+func (r selftestOut) layer(name string) selftestLayer {
 	for _, l := range r.Capabilities.Layers {
 		if l.Name == name {
 			return l
 		}
 	}
-	return l
+	return selftestLayer{Name: name, Detail: "not reported"}
 }
 
 func selftestJSON(t *testing.T, out string) selftestOut {
