@@ -9,8 +9,13 @@ export CGO_ENABLED ?= 1
 
 .PHONY: build test race fuzz bench run deps vet clean check-problems docs deploy-test
 
+# What docket version prints. The commit is also in the build information
+# (vcs.revision) when the go command stamps it, which it does not in a git
+# worktree or under GOFLAGS=-buildvcs=false; COMMIT covers those.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
 build:
-	$(GO) build -o $(BIN) ./cmd/docket
+	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/docket
 
 # System packages the tests need (Debian names): the C toolchain for the
 # sandbox tests, and the language catalog's toolchains for the judging
@@ -47,8 +52,10 @@ vet:
 # (every language, the example problems, the cluster faults); the timeout
 # leaves room for a slower machine, inside CI's 90.
 FUZZTIME_SHORT ?= 2s
+# scripts/test-each.sh runs one package at a time (so -p 1 holds by
+# construction) and names each package as it starts.
 test: deps vet
-	$(GO) test -p 1 -count=1 -timeout 50m $(PKGS)
+	GO=$(GO) scripts/test-each.sh -p 1 -count=1 -timeout 50m -- $(PKGS)
 	$(MAKE) --no-print-directory race
 	GO=$(GO) scripts/fuzz.sh $(FUZZTIME_SHORT)
 
@@ -59,7 +66,7 @@ test: deps vet
 # packages compile first), 1.6 with a warm one; the plain run takes 7.5.
 RACE_PKGS := ./sandbox/... ./verdict/... ./worker/...
 race: deps
-	$(GO) test -race -p 1 -count=1 -timeout 30m $(RACE_PKGS)
+	GO=$(GO) scripts/test-each.sh -race -p 1 -count=1 -timeout 30m -- $(RACE_PKGS)
 
 # Longer fuzzing, FUZZTIME per target; a failing input is left in the
 # package's testdata/fuzz/ (commit it with the fix, as a regression seed).

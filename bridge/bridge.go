@@ -9,29 +9,20 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 )
 
-// Stream names of the wire protocol.
-const (
-	EventsStream  = "DOCKET_EVENTS"
-	ResultsStream = "DOCKET_RESULTS"
-)
-
 // Defaults of Config.
 const (
-	DefaultPrefix            = "docket"
 	DefaultMaxConnsPerClient = 8
 	DefaultMaxConns          = 1024
 	DefaultHeartbeat         = 15 * time.Second
-	DefaultEventsMaxAge      = 24 * time.Hour
-	DefaultResultsMaxAge     = 7 * 24 * time.Hour
 )
 
 // Fixed tunables.
@@ -76,14 +67,14 @@ type Config struct {
 	// Logger receives the bridge's logs; the zero Logger discards them.
 	Logger zerolog.Logger
 
-	// CreateStreams makes New create DOCKET_EVENTS and DOCKET_RESULTS if
-	// they are missing, so that the bridge can start before any worker.
-	// Existing streams are left as they are (the worker owns their
-	// configuration).
+	// CreateStreams makes New create the protocol's streams that are
+	// missing, with Streams (the same configuration a worker given the
+	// same options creates), so that the bridge can start before any
+	// worker. Existing streams are left as they are.
 	CreateStreams bool
-	// EventsMaxAge and ResultsMaxAge are the MaxAge of streams created by
-	// CreateStreams (defaults 24 h and 7 d).
-	EventsMaxAge, ResultsMaxAge time.Duration
+	// Streams sizes the streams CreateStreams creates: give it the
+	// workers' replicas and ages. Its Prefix is Config's.
+	Streams protocol.StreamOptions
 	// ClientIP names the client of a request for MaxConnsPerClient. The
 	// default is the host of r.RemoteAddr; behind a reverse proxy, set it
 	// to read the proxy's header.
@@ -106,12 +97,6 @@ type Bridge struct {
 	handles map[string]jetstream.Stream
 }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
-
-// ValidID reports whether id is a valid submission id: 1-128 characters
-// of [A-Za-z0-9_-].
-func ValidID(id string) bool { return idPattern.MatchString(id) }
-
 // New returns a bridge reading from js. With cfg.CreateStreams it creates
 // the streams that are missing, within 10 s.
 func New(js jetstream.JetStream, cfg Config) (*Bridge, error) {
@@ -122,9 +107,9 @@ func New(js jetstream.JetStream, cfg Config) (*Bridge, error) {
 		return nil, errors.New("bridge: neither an operator token nor an HMAC secret is set, so nobody could read anything")
 	}
 	if cfg.Prefix == "" {
-		cfg.Prefix = DefaultPrefix
+		cfg.Prefix = protocol.DefaultPrefix
 	}
-	if strings.ContainsAny(cfg.Prefix, " \t\r\n*>") || strings.HasPrefix(cfg.Prefix, ".") || strings.HasSuffix(cfg.Prefix, ".") {
+	if !protocol.ValidPrefix(cfg.Prefix) {
 		return nil, fmt.Errorf("bridge: invalid subject prefix %q", cfg.Prefix)
 	}
 	if cfg.MaxConnsPerClient == 0 {
@@ -136,12 +121,8 @@ func New(js jetstream.JetStream, cfg Config) (*Bridge, error) {
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = DefaultHeartbeat
 	}
-	if cfg.EventsMaxAge <= 0 {
-		cfg.EventsMaxAge = DefaultEventsMaxAge
-	}
-	if cfg.ResultsMaxAge <= 0 {
-		cfg.ResultsMaxAge = DefaultResultsMaxAge
-	}
+	cfg.Streams.Prefix = cfg.Prefix
+	cfg.Streams = cfg.Streams.WithDefaults()
 	if cfg.ClientIP == nil {
 		cfg.ClientIP = remoteHost
 	}
@@ -175,30 +156,15 @@ func New(js jetstream.JetStream, cfg Config) (*Bridge, error) {
 	return b, nil
 }
 
-// EnsureStreams creates DOCKET_EVENTS (<prefix>.events.>, limits, MaxAge
-// EventsMaxAge) and DOCKET_RESULTS (<prefix>.results.>, limits, MaxAge
-// ResultsMaxAge) when they do not exist. It never changes an existing
-// stream, so it is safe to call from every replica and next to workers
-// that configure the streams themselves.
+// EnsureStreams creates the protocol's streams that do not exist
+// (protocol.CreateMissingStreams with Config.Streams). It never changes an
+// existing stream, so it is safe to call from every replica and next to
+// workers, which own the streams' configuration.
 func (b *Bridge) EnsureStreams(ctx context.Context) error {
-	for _, c := range b.streamConfigs() {
-		_, err := b.js.CreateStream(ctx, c)
-		if err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-			return fmt.Errorf("bridge: create stream %s: %w", c.Name, err)
-		}
+	if err := protocol.CreateMissingStreams(ctx, b.js, b.cfg.Streams); err != nil {
+		return fmt.Errorf("bridge: %w", err)
 	}
 	return nil
-}
-
-func (b *Bridge) streamConfigs() []jetstream.StreamConfig {
-	return []jetstream.StreamConfig{
-		{Name: EventsStream, Subjects: []string{b.cfg.Prefix + ".events.>"}, Retention: jetstream.LimitsPolicy,
-			Storage: jetstream.FileStorage, MaxAge: b.cfg.EventsMaxAge, Discard: jetstream.DiscardOld,
-			Duplicates: min(2*time.Minute, b.cfg.EventsMaxAge), AllowDirect: true},
-		{Name: ResultsStream, Subjects: []string{b.cfg.Prefix + ".results.>"}, Retention: jetstream.LimitsPolicy,
-			Storage: jetstream.FileStorage, MaxAge: b.cfg.ResultsMaxAge, Discard: jetstream.DiscardOld,
-			Duplicates: min(2*time.Minute, b.cfg.ResultsMaxAge), AllowDirect: true},
-	}
 }
 
 // Ready reports whether the bridge can serve: the NATS connection is up
@@ -211,7 +177,7 @@ func (b *Bridge) Ready(ctx context.Context) error {
 	if !nc.IsConnected() {
 		return fmt.Errorf("NATS connection is %s", strings.ToLower(nc.Status().String()))
 	}
-	for _, name := range []string{EventsStream, ResultsStream} {
+	for _, name := range []string{protocol.EventsStream, protocol.ResultsStream} {
 		if _, err := b.stream(ctx, name, true); err != nil {
 			if errors.Is(err, jetstream.ErrStreamNotFound) {
 				return fmt.Errorf("stream %s does not exist", name)
@@ -281,8 +247,7 @@ func (b *Bridge) lastMsg(ctx context.Context, name, subject string) (*jetstream.
 	return m, nil
 }
 
-func (b *Bridge) eventsSubject(id string) string  { return b.cfg.Prefix + ".events." + id }
-func (b *Bridge) resultsSubject(id string) string { return b.cfg.Prefix + ".results." + id }
+func (b *Bridge) subjects() protocol.Subjects { return protocol.Subjects{Prefix: b.cfg.Prefix} }
 
 // Handler returns the bridge's HTTP handler.
 func (b *Bridge) Handler() http.Handler { return http.HandlerFunc(b.serveHTTP) }
@@ -372,7 +337,7 @@ func (b *Bridge) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 		return
 	}
-	if !ValidID(id) {
+	if !protocol.ValidID(id) {
 		writeError(w, http.StatusBadRequest, "invalid submission id: want 1-128 characters of [A-Za-z0-9_-]")
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -133,8 +134,8 @@ func TestWaitsForFirstEvent(t *testing.T) {
 
 func TestMultilineEventIsOneDataLine(t *testing.T) {
 	e := newEnv(t, nil)
-	seq := e.publishRaw(e.b.eventsSubject("s-ml"), []byte("{\n  \"v\": 1,\n  \"type\": \"started\",\n  \"note\": \"a\\nb\"\n}"))
-	e.publishRaw(e.b.eventsSubject("s-ml"), []byte("not json")) // skipped
+	seq := e.publishRaw(e.b.subjects().Events("s-ml"), []byte("{\n  \"v\": 1,\n  \"type\": \"started\",\n  \"note\": \"a\\nb\"\n}"))
+	e.publishRaw(e.b.subjects().Events("s-ml"), []byte("not json")) // skipped
 	fin := e.publish("s-ml", "final", nil)
 	c := e.openSSE("s-ml", opAuth)
 	m := c.next()
@@ -244,14 +245,25 @@ func TestSubmissionTokenVector(t *testing.T) {
 	}
 }
 
+// TestResultLookup: 404 never submitted, 202 queued while the job waits
+// in the jobs stream, 202 judging once it has events, 200 with a result.
 func TestResultLookup(t *testing.T) {
 	e := newEnv(t, nil)
 	if code, body := e.status("/v1/submissions/s-9", opAuth); code != 404 || !strings.Contains(body, `"error"`) {
 		t.Fatalf("unknown: %d %s, want 404", code, body)
 	}
+	job := []byte(`{"v":1,"submission_id":"s-9","problem":"aplusb","language":"c","files":{"a.c":""}}`)
+	e.publishRaw(e.b.subjects().Job("contest-1", "s-9"), job)
+	if code, body := e.status("/v1/submissions/s-9", opAuth); code != 202 || strings.TrimSpace(body) != `{"status":"pending","state":"queued"}` {
+		t.Fatalf("queued: %d %s, want 202 queued", code, body)
+	}
+	// Another submission's waiting job is not this one's.
+	if code, body := e.status("/v1/submissions/s-90", opAuth); code != 404 {
+		t.Fatalf("s-90 with only s-9 queued: %d %s, want 404", code, body)
+	}
 	e.publish("s-9", "started", nil)
-	if code, body := e.status("/v1/submissions/s-9", opAuth); code != 202 || strings.TrimSpace(body) != `{"status":"pending"}` {
-		t.Fatalf("pending: %d %s, want 202", code, body)
+	if code, body := e.status("/v1/submissions/s-9", opAuth); code != 202 || strings.TrimSpace(body) != `{"status":"pending","state":"judging"}` {
+		t.Fatalf("judging: %d %s, want 202 judging", code, body)
 	}
 	e.finish("s-9", "AC", 100)
 	code, body := e.status("/v1/submissions/s-9", opAuth)
@@ -265,7 +277,7 @@ func TestResultLookup(t *testing.T) {
 	}
 	// A result without events (e.g. events expired first) is still found.
 	data, _ := json.Marshal(result("s-old", "TLE", 0))
-	e.publishRaw(e.b.resultsSubject("s-old"), data)
+	e.publishRaw(e.b.subjects().Results("s-old"), data)
 	if code, body := e.status("/v1/submissions/s-old", opAuth); code != 200 || !strings.Contains(body, `"TLE"`) {
 		t.Fatalf("result only: %d %s", code, body)
 	}
@@ -380,7 +392,7 @@ func TestConsumersAreDeleted(t *testing.T) {
 	// submission, which the server drops soon if the bridge vanishes.
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	st, err := e.js.Stream(ctx, EventsStream)
+	st, err := e.js.Stream(ctx, protocol.EventsStream)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -505,15 +517,15 @@ func TestHealth(t *testing.T) {
 		t.Fatalf("readyz: %d %s", code, body)
 	}
 	// An existing stream is left alone (the worker owns its config).
-	st, err := js.Stream(ctx, EventsStream)
+	st, err := js.Stream(ctx, protocol.EventsStream)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := st.CachedInfo().Config
-	if cfg.MaxAge != DefaultEventsMaxAge || cfg.Subjects[0] != "docket.events.>" || cfg.Retention != jetstream.LimitsPolicy {
+	if cfg.MaxAge != protocol.DefaultEventsAge || cfg.Subjects[0] != "docket.events.>" || cfg.Retention != jetstream.LimitsPolicy {
 		t.Fatalf("events stream config %+v", cfg)
 	}
-	cfg.MaxMsgsPerSubject = 10000
+	cfg.MaxMsgsPerSubject = 5000
 	if _, err := js.UpdateStream(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -521,11 +533,11 @@ func TestHealth(t *testing.T) {
 		t.Fatal(err)
 	}
 	info, _ := st.Info(ctx)
-	if info.Config.MaxMsgsPerSubject != 10000 {
+	if info.Config.MaxMsgsPerSubject != 5000 {
 		t.Fatal("EnsureStreams changed an existing stream")
 	}
-	rcfg, err := js.Stream(ctx, ResultsStream)
-	if err != nil || rcfg.CachedInfo().Config.MaxAge != DefaultResultsMaxAge {
+	rcfg, err := js.Stream(ctx, protocol.ResultsStream)
+	if err != nil || rcfg.CachedInfo().Config.MaxAge != protocol.DefaultResultsAge {
 		t.Fatalf("results stream: %v", err)
 	}
 

@@ -208,9 +208,38 @@ func (p *page) eval(ctx context.Context, expr string, out any) error {
 	return json.Unmarshal(res.Result.Value, out)
 }
 
+// pollPage evaluates expr in p until ready holds for its value, for at
+// most 20 s. It returns the last value, and when ready never held, the
+// last evaluation error or errNotReady.
+func pollPage[T any](ctx context.Context, p *page, expr string, ready func(T) bool) (T, error) {
+	deadline := time.Now().Add(20 * time.Second)
+	var v T
+	err := errNotReady
+	for time.Now().Before(deadline) {
+		var zero T
+		v = zero
+		if err = p.eval(ctx, expr, &v); err == nil && ready(v) {
+			return v, nil
+		}
+		if err == nil {
+			err = errNotReady
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return v, err
+}
+
+var errNotReady = errors.New("not within 20s")
+
+// screenshot captures the viewport.
 func (p *page) screenshot(ctx context.Context, path string) error {
+	return p.capture(ctx, path, map[string]any{"format": "png"})
+}
+
+// capture writes the PNG that Page.captureScreenshot returns for params.
+func (p *page) capture(ctx context.Context, path string, params map[string]any) error {
 	var res struct{ Data string }
-	if err := p.b.cdp.call(ctx, p.session, "Page.captureScreenshot", map[string]any{"format": "png"}, &res); err != nil {
+	if err := p.b.cdp.call(ctx, p.session, "Page.captureScreenshot", params, &res); err != nil {
 		return err
 	}
 	png, err := base64.StdEncoding.DecodeString(res.Data)
@@ -342,4 +371,16 @@ func (c *cdpConn) close() {
 	case <-c.done:
 	case <-time.After(2 * time.Second):
 	}
+}
+
+// fullScreenshot captures the whole page, not only the viewport.
+func (p *page) fullScreenshot(ctx context.Context, path string) error {
+	var m struct {
+		CSSContentSize struct{ Width, Height float64 } `json:"cssContentSize"`
+	}
+	if err := p.b.cdp.call(ctx, p.session, "Page.getLayoutMetrics", nil, &m); err != nil {
+		return err
+	}
+	clip := map[string]any{"x": 0, "y": 0, "width": m.CSSContentSize.Width, "height": m.CSSContentSize.Height, "scale": 1}
+	return p.capture(ctx, path, map[string]any{"format": "png", "clip": clip, "captureBeyondViewport": true})
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -80,7 +81,7 @@ var eventNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 // the whole history instead of waiting for a sequence that may never
 // come.
 func (b *Bridge) resumePoint(ctx context.Context, id string, last uint64) (done, restart bool, err error) {
-	h, err := b.stream(ctx, EventsStream, false)
+	h, err := b.stream(ctx, protocol.EventsStream, false)
 	if err != nil {
 		return false, false, err
 	}
@@ -88,13 +89,13 @@ func (b *Bridge) resumePoint(ctx context.Context, id string, last uint64) (done,
 	info, err := h.Info(ictx)
 	cancel()
 	if err != nil {
-		b.forget(EventsStream)
+		b.forget(protocol.EventsStream)
 		return false, false, err
 	}
 	if last > info.State.LastSeq {
 		return false, true, nil
 	}
-	m, err := b.lastMsg(ctx, EventsStream, b.eventsSubject(id))
+	m, err := b.lastMsg(ctx, protocol.EventsStream, b.subjects().Events(id))
 	if err != nil || m == nil || m.Sequence > last {
 		return false, false, err
 	}
@@ -102,7 +103,7 @@ func (b *Bridge) resumePoint(ctx context.Context, id string, last uint64) (done,
 	if json.Unmarshal(m.Data, &head) == nil && head.Type == typeFinal {
 		return true, false, nil
 	}
-	res, err := b.lastMsg(ctx, ResultsStream, b.resultsSubject(id))
+	res, err := b.lastMsg(ctx, protocol.ResultsStream, b.subjects().Results(id))
 	return res != nil, false, err
 }
 
@@ -134,7 +135,7 @@ func (b *Bridge) serveEvents(w http.ResponseWriter, r *http.Request, id string, 
 	if resume {
 		done, restart, err := b.resumePoint(ctx, id, last)
 		if err != nil {
-			b.unavailable(w, r, EventsStream, err)
+			b.unavailable(w, r, protocol.EventsStream, err)
 			return
 		}
 		if restart {
@@ -150,7 +151,7 @@ func (b *Bridge) serveEvents(w http.ResponseWriter, r *http.Request, id string, 
 	}
 
 	occ := jetstream.OrderedConsumerConfig{
-		FilterSubjects:    []string{b.eventsSubject(id)},
+		FilterSubjects:    []string{b.subjects().Events(id)},
 		DeliverPolicy:     jetstream.DeliverAllPolicy,
 		InactiveThreshold: consumerInactive,
 	}
@@ -159,16 +160,16 @@ func (b *Bridge) serveEvents(w http.ResponseWriter, r *http.Request, id string, 
 		occ.OptStartSeq = last + 1
 	}
 	cctx, ccancel := context.WithTimeout(ctx, apiTimeout)
-	oc, err := b.js.OrderedConsumer(cctx, EventsStream, occ)
+	oc, err := b.js.OrderedConsumer(cctx, protocol.EventsStream, occ)
 	ccancel()
 	if err != nil {
-		b.unavailable(w, r, EventsStream, err)
+		b.unavailable(w, r, protocol.EventsStream, err)
 		return
 	}
 	defer b.deleteConsumer(oc)
 	it, err := oc.Messages(jetstream.PullMaxMessages(pullBatch))
 	if err != nil {
-		b.unavailable(w, r, EventsStream, err)
+		b.unavailable(w, r, protocol.EventsStream, err)
 		return
 	}
 
@@ -309,7 +310,7 @@ func (b *Bridge) deleteConsumer(oc jetstream.Consumer) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := b.js.DeleteConsumer(ctx, EventsStream, info.Name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+	if err := b.js.DeleteConsumer(ctx, protocol.EventsStream, info.Name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
 		b.log.Debug().Err(err).Str("consumer", info.Name).Msg("bridge: deleting the stream's consumer failed; the server drops it when inactive")
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/docketjudge/docket/protocol"
 )
 
 // viewer is whom a request reads for. The jury (the operator token) gets
@@ -26,9 +28,9 @@ const (
 // taken as none, so that an older worker's events, or a newer worker's
 // policy this bridge does not know, never show more than they should.
 const (
-	feedbackSamples = "samples" // details of tests marked "sample": true only
-	feedbackAll     = "all"     // every test's details: the jury's view
-	feedbackNone    = "none"    // no test's details
+	feedbackSamples = string(protocol.FeedbackSamples) // details of tests marked "sample": true only
+	feedbackAll     = string(protocol.FeedbackAll)     // every test's details: the jury's view
+	feedbackNone    = string(protocol.FeedbackNone)    // no test's details
 )
 
 // hiddenError replaces a result's error that quotes a hidden test.
@@ -40,7 +42,7 @@ const hiddenError = "judge error on a test whose details are shown to the jury o
 // here on purpose. Under the policy all, and for a test whose details
 // are shown, everything passes.
 var (
-	eventFields  = fieldSet("v", "submission_id", "attempt", "seq", "time", "type", "worker", "compile", "index", "total", "feedback_policy")
+	eventFields  = fieldSet("v", "submission_id", "attempt", "seq", "time", "type", "worker", "problem", "language", "compile", "index", "total", "feedback_policy")
 	resultFields = fieldSet("v", "submission_id", "problem", "problem_digest", "language", "verdict", "score", "max_score",
 		"time_ms", "memory_kb", "compile", "limits", "worker", "attempt", "error_test", "feedback_policy")
 	testFields  = fieldSet("name", "group", "sample", "verdict", "time_ms", "wall_ms", "memory_kb", "exit_code", "signal", "verdict_source", "score")

@@ -68,7 +68,7 @@ func (e *env) judged(id, policy string) []uint64 {
 		e.publish(id, "final", withPolicy(map[string]any{"result": res})),
 	}
 	data, _ := json.Marshal(res)
-	e.publishRaw(e.b.resultsSubject(id), data)
+	e.publishRaw(e.b.subjects().Results(id), data)
 	return seqs
 }
 
@@ -324,7 +324,7 @@ func TestErrorQuotingHiddenTest(t *testing.T) {
 		}
 		e.publish(tc.id, "final", map[string]any{"result": res, "feedback_policy": tc.policy})
 		data, _ := json.Marshal(res)
-		e.publishRaw(e.b.resultsSubject(tc.id), data)
+		e.publishRaw(e.b.subjects().Results(tc.id), data)
 
 		if op := e.read(tc.id, opAuth); !op.has(tc.err) {
 			t.Errorf("%s: the operator lacks the error", tc.id)
@@ -350,7 +350,7 @@ func TestErrorQuotingHiddenTest(t *testing.T) {
 func TestUnfilterableDataNotShownToContestant(t *testing.T) {
 	e := newEnv(t, nil)
 	id := "s-odd"
-	e.publishRaw(e.b.resultsSubject(id), []byte(`["expected 2000000000, got 2000000001"]`))
+	e.publishRaw(e.b.subjects().Results(id), []byte(`["expected 2000000000, got 2000000001"]`))
 	if code, body := e.status("/v1/submissions/"+id, tokenHeader(id)); code != http.StatusBadGateway || strings.Contains(body, secretLeak) || !strings.Contains(body, `"error"`) {
 		t.Errorf("a result that is not an object, per-submission token: %d %s, want 502 with an error and no data", code, body)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/internal/natstest"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -89,7 +90,7 @@ func (e *env) publish(id, typ string, extra map[string]any) uint64 {
 		ev[k] = v
 	}
 	data, _ := json.Marshal(ev)
-	return e.publishRaw(e.b.eventsSubject(id), data)
+	return e.publishRaw(e.b.subjects().Events(id), data)
 }
 
 func (e *env) publishRaw(subject string, data []byte) uint64 {
@@ -123,7 +124,7 @@ func (e *env) finish(id, verdict string, score float64) uint64 {
 	res := result(id, verdict, score)
 	seq := e.publish(id, "final", map[string]any{"result": res})
 	data, _ := json.Marshal(res)
-	e.publishRaw(e.b.resultsSubject(id), data)
+	e.publishRaw(e.b.subjects().Results(id), data)
 	return seq
 }
 
@@ -383,7 +384,7 @@ func (e *env) consumers() int {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	st, err := e.js.Stream(ctx, EventsStream)
+	st, err := e.js.Stream(ctx, protocol.EventsStream)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -95,18 +95,11 @@ func TestWatchPageInChromium(t *testing.T) {
 
 	wait := func(what string, cond func(d domState) bool) domState {
 		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		var d domState
-		var err error
-		for time.Now().Before(deadline) {
-			d = domState{}
-			if err = p.eval(ctx, domExpr, &d); err == nil && cond(d) {
-				return d
-			}
-			time.Sleep(50 * time.Millisecond)
+		d, err := pollPage(ctx, p, domExpr, cond)
+		if err != nil {
+			t.Fatalf("page: %s: %v; last DOM %+v; requests %q\nconsole:\n%s",
+				what, err, d, requests(), b.cdp.consoleLog())
 		}
-		t.Fatalf("page: %s: not within 20s; last DOM %+v (eval error %v); requests %q\nconsole:\n%s",
-			what, d, err, requests(), b.cdp.consoleLog())
 		return d
 	}
 
@@ -186,17 +179,9 @@ func TestWatchPageHidesSecretFeedback(t *testing.T) {
 	defer cancel()
 	p := b.newPage(ctx)
 	p.navigate(ctx, e.url("/watch/"+id+"?token="+SubmissionToken([]byte(testSecret), id)))
-	var d domState
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		d = domState{}
-		if err := p.eval(ctx, domExpr, &d); err == nil && d.Final && len(d.Rows) == 2 {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if !d.Final || len(d.Rows) != 2 {
-		t.Fatalf("the page did not show the final result: %+v\nconsole:\n%s", d, b.cdp.consoleLog())
+	d, err := pollPage(ctx, p, domExpr, func(d domState) bool { return d.Final && len(d.Rows) == 2 })
+	if err != nil {
+		t.Fatalf("the page did not show the final result: %v: %+v\nconsole:\n%s", err, d, b.cdp.consoleLog())
 	}
 	var html string
 	if err := p.eval(ctx, "document.documentElement.outerHTML", &html); err != nil {
@@ -210,7 +195,7 @@ func TestWatchPageHidesSecretFeedback(t *testing.T) {
 	if len(d.Rows[0]) != 6 || d.Rows[0][1] != "sample/1" || d.Rows[0][5] != sampleFeedback {
 		t.Errorf("sample row %q, want its feedback %q", d.Rows[0], sampleFeedback)
 	}
-	if len(d.Rows[1]) != 6 || d.Rows[1][1] != "secret/01-max" || d.Rows[1][2] != "WA" || d.Rows[1][3] != "7 ms" || d.Rows[1][5] != "hidden" {
+	if len(d.Rows[1]) != 6 || d.Rows[1][1] != "secret/01-max" || d.Rows[1][2] != "WA" || d.Rows[1][3] != "7 ms" || d.Rows[1][5] != "details hidden" {
 		t.Errorf("secret row %q, want its verdict and time, and its details hidden", d.Rows[1])
 	}
 	if d.Verdict != "WA" {

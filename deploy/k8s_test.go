@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docketjudge/docket/worker"
+	"github.com/docketjudge/docket/protocol"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -318,11 +318,11 @@ func checkScaledObject(m *manifests, so *scaledObject, cms map[string]map[string
 				ps.addf("%s: %q is not a nats-jetstream scaler parameter", where, k)
 			}
 		}
-		if s := tr.Metadata["stream"]; s != worker.JobsStream {
-			ps.addf("%s: stream %q, docket's jobs stream is %q", where, s, worker.JobsStream)
+		if s := tr.Metadata["stream"]; s != protocol.JobsStream {
+			ps.addf("%s: stream %q, docket's jobs stream is %q", where, s, protocol.JobsStream)
 		}
-		if c := tr.Metadata["consumer"]; c != worker.ConsumerName(queue) {
-			ps.addf("%s: consumer %q, docket's workers of queue %q share %q", where, c, queue, worker.ConsumerName(queue))
+		if c := tr.Metadata["consumer"]; c != protocol.ConsumerName(queue) {
+			ps.addf("%s: consumer %q, docket's workers of queue %q share %q", where, c, queue, protocol.ConsumerName(queue))
 		}
 		if _, err := strconv.Atoi(tr.Metadata["lagThreshold"]); err != nil {
 			ps.addf("%s: lagThreshold %q: %v", where, tr.Metadata["lagThreshold"], err)

@@ -70,7 +70,8 @@ func (r *run) interactivePass(t *problem.Test, in, sbox, ibox string, tr TestRes
 	sub := r.command()
 	sub.Args = r.prog.command(r.memMB)
 	sub.Box, sub.Env, sub.Binds = sbox, r.prog.lang.Env, binds(r.prog.lang)
-	sub.Stderr = discard{}
+	var stderr stderrHead
+	sub.Stderr = &stderr
 	sub.Limits = r.runLimits(r.prog)
 
 	var istderr bytes.Buffer
@@ -97,7 +98,7 @@ func (r *run) interactivePass(t *problem.Test, in, sbox, ibox string, tr TestRes
 		return seTest(tr, fmt.Errorf("interactive run: %w", err))
 	}
 	rs = heapExhausted(r.prog.lang, rs)
-	tr = fromSandbox(tr, rs)
+	tr = withStderr(fromSandbox(tr, rs), &stderr)
 	return interactiveVerdict(tr, r.interactorSide(ri, rs.First, kattis, ibox, istderr.Bytes()))
 }
 

@@ -149,7 +149,7 @@ func ValidFileName(n string) error { return langs.ValidFileName(n) }
 func (j *Judge) Judge(ctx context.Context, p *problem.Problem, sub Submission, opt Options) *Result {
 	res, err := j.JudgeOrAbandon(ctx, p, sub, opt)
 	if err != nil {
-		return emptyResult(p, sub).fail(SE, err.Error())
+		return failed(emptyResult(p, sub), SE, err.Error())
 	}
 	return res
 }
@@ -167,26 +167,26 @@ func (j *Judge) judgeSubmission(ctx context.Context, p *problem.Problem, sub Sub
 	res := emptyResult(p, sub)
 	lang, err := j.Langs.Lookup(sub.Language)
 	if err != nil {
-		return res.fail(SE, err.Error())
+		return failed(res, SE, err.Error())
 	}
 	res.Language = lang.ID
 	// The limits are known once the language is: the result says them.
 	(&run{j: j, p: p, lang: lang, opt: opt, res: res}).limits()
 	if _, err := lang.ToolPath(); err != nil {
-		return res.fail(SE, fmt.Sprintf("language %s is unavailable on this worker: %v", lang.ID, err))
+		return failed(res, SE, fmt.Sprintf("language %s is unavailable on this worker: %v", lang.ID, err))
 	}
 	if len(sub.Files) == 0 {
-		return res.fail(CE, "the submission has no files")
+		return failed(res, CE, "the submission has no files")
 	}
 	if err := validNames(sub.Files); err != nil {
 		// The contestant chose the names: a refused one is their
 		// submission's fault, CE, with the reason in the compile log.
 		// Nothing was written or compiled.
-		return res.fail(CE, err.Error())
+		return failed(res, CE, err.Error())
 	}
 	if sub.EntryPoint != "" {
 		if err := langs.ValidEntryPoint(sub.EntryPoint); err != nil {
-			return res.fail(CE, err.Error()) // the contestant's choice, like the names
+			return failed(res, CE, err.Error()) // the contestant's choice, like the names
 		}
 	}
 	return j.judgeFiles(ctx, p, lang, sub, opt, res)
@@ -197,11 +197,11 @@ func (j *Judge) judgeSubmission(ctx context.Context, p *problem.Problem, sub Sub
 func (j *Judge) judgeFiles(ctx context.Context, p *problem.Problem, lang *langs.Language, sub Submission, opt Options, res *Result) *Result {
 	work := j.workDir()
 	if err := safedir.Ensure(work, 0o711); err != nil {
-		return res.fail(SE, "work directory: "+err.Error())
+		return failed(res, SE, "work directory: "+err.Error())
 	}
 	ws, err := os.MkdirTemp(work, "sub-")
 	if err != nil {
-		return res.fail(SE, "work directory: "+err.Error())
+		return failed(res, SE, "work directory: "+err.Error())
 	}
 	defer os.RemoveAll(ws)
 	os.Chmod(ws, 0o711)
@@ -234,7 +234,8 @@ func validNames(files map[string][]byte) error {
 	return nil
 }
 
-func (r *Result) fail(v Verdict, msg string) *Result {
+// failed ends r with verdict v and error msg (a CE also in the compile log).
+func failed(r *Result, v Verdict, msg string) *Result {
 	r.Verdict, r.Error = v, msg
 	if v == CE {
 		r.Compile = CompileResult{OK: false, Log: msg}
@@ -317,13 +318,13 @@ func (r *run) judge(ctx context.Context, sub Submission) {
 	var err error
 	if r.p.Checker != nil {
 		if r.checker, err = r.buildTrusted(r.p.Checker, "checker"); err != nil {
-			res.fail(SE, err.Error())
+			failed(res, SE, err.Error())
 			return
 		}
 	}
 	if r.p.Interactor != nil {
 		if r.interactor, err = r.buildTrusted(r.p.Interactor, "interactor"); err != nil {
-			res.fail(SE, err.Error())
+			failed(res, SE, err.Error())
 			return
 		}
 	}
@@ -332,11 +333,11 @@ func (r *run) judge(ctx context.Context, sub Submission) {
 	if r.p.TwoStep != nil && r.p.TwoStep.Programs {
 		first, second := splitTwoPrograms(sub.Files)
 		if len(first) == 0 || len(second) == 0 {
-			res.fail(CE, "a two-program submission needs files named first.* and second.*")
+			failed(res, CE, "a two-program submission needs files named first.* and second.*")
 			return
 		}
 		if r.entry != "" {
-			res.fail(CE, "an entry point names one program's start; a two-program submission has two, each found by its language's rules: leave it unset")
+			failed(res, CE, "an entry point names one program's start; a two-program submission has two, each found by its language's rules: leave it unset")
 			return
 		}
 		r.prog, cr, err = r.buildSubmission(first, "build1")
@@ -352,7 +353,7 @@ func (r *run) judge(ctx context.Context, sub Submission) {
 	cr.TimeMs = time.Since(start).Milliseconds()
 	if err != nil {
 		res.Compile = cr
-		res.fail(SE, err.Error())
+		failed(res, SE, err.Error())
 		return
 	}
 	res.Compile = cr

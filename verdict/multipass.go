@@ -78,11 +78,12 @@ func (r *run) onePass(t *problem.Test, in, dir, vbox string, n int, tr TestResul
 		return r.interactivePass(t, in, box, vbox, tr)
 	}
 	out := filepath.Join(dir, fmt.Sprintf("pass%d.out", n))
-	res, err := r.runProgram(r.prog, nil, in, out, box, "")
+	var stderr stderrHead
+	res, err := r.runProgram(r.prog, nil, in, out, box, "", &stderr)
 	if err != nil {
 		return seTest(tr, err)
 	}
-	tr = fromSandbox(tr, res)
+	tr = withStderr(fromSandbox(tr, res), &stderr)
 	if tr.Verdict != AC {
 		return tr
 	}

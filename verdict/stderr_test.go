@@ -1,45 +1,46 @@
 package verdict
 
 import (
-	"context"
+	"strings"
 	"testing"
-
-	"github.com/docketjudge/docket/sandbox"
 )
 
-// fillStderrC prints the right answer, then floods stderr forever
-// (DOMjudge's test-fill-stderr); floodStdoutC floods stdout instead.
-const (
-	fillStderrC = `#include <stdio.h>
-int main(void){long long a,b;if(scanf("%lld %lld",&a,&b)!=2)return 1;printf("%lld\n",a+b);fflush(stdout);
-for(;;)fputs("Fill stderr with nonsense, to test the judge's stability.\n",stderr);}
-`
-	floodStdoutC = `#include <stdio.h>
-int main(void){long long a,b;if(scanf("%lld %lld",&a,&b)!=2)return 1;for(;;)printf("%lld\n",a+b);}
-`
-)
-
-// A stderr flood is never a verdict of its own: the first 64 KiB are kept
-// (and dropped), the rest drained, and the time limit ends the run, TLE.
-// A stdout flood past the output limit stays OLE.
-func TestOutputFloods(t *testing.T) {
-	j := testJudge(t)
-	p := sumPackage(t, "name: floods\nlimits:\n  output: 1\n")
+// The excerpt keeps the first and the last half of what was written, in
+// whatever pieces it came, and says where it cut.
+func TestStderrExcerpt(t *testing.T) {
+	long := "Traceback (most recent call last):\n" + strings.Repeat("  File \"/box/main.py\", line 3, in f\n", 40) + "RecursionError: maximum recursion depth exceeded\n"
 	for _, tc := range []struct {
-		name, src string
-		want      Verdict
-		sources   []string
+		name   string
+		pieces []string
+		want   func(string) bool
 	}{
-		{"stderr", fillStderrC, TLE, []string{sandbox.SourceCPU, sandbox.SourceWall}},
-		{"stdout", floodStdoutC, OLE, []string{sandbox.SourceFileSize}}, // stdout is a file: RLIMIT_FSIZE
+		{"short, whole", []string{"Exception in thread \"main\" java.lang.", "ArithmeticException: / by zero\n"},
+			func(s string) bool {
+				return s == "Exception in thread \"main\" java.lang.ArithmeticException: / by zero\n"
+			}},
+		{"long, one write", []string{long}, func(s string) bool {
+			return strings.HasPrefix(s, "Traceback") && strings.HasSuffix(s, "RecursionError: maximum recursion depth exceeded\n") &&
+				strings.Contains(s, stderrElision) && len(s) == StderrExcerptBytes+len(stderrElision)
+		}},
+		{"long, byte by byte", strings.Split(long, ""), func(s string) bool {
+			return strings.HasPrefix(s, "Traceback") && strings.HasSuffix(s, "exceeded\n") && len(s) == StderrExcerptBytes+len(stderrElision)
+		}},
+		{"exactly the bound", []string{strings.Repeat("x", StderrExcerptBytes)}, func(s string) bool { return s == strings.Repeat("x", StderrExcerptBytes) }},
+		{"not UTF-8", []string{"bad \xff byte"}, func(s string) bool { return s == "bad \uFFFD byte" }},
 	} {
-		res := j.Judge(context.Background(), p, Submission{Language: "c", Files: map[string][]byte{"main.c": []byte(tc.src)}}, Options{})
-		if res.Verdict != tc.want || len(res.Tests) != 1 {
-			t.Errorf("%s flood: verdict %s with %d tests (%s), want %s", tc.name, res.Verdict, len(res.Tests), res.Error, tc.want)
-			continue
+		var h stderrHead
+		for _, p := range tc.pieces {
+			if n, err := h.Write([]byte(p)); n != len(p) || err != nil {
+				t.Fatalf("%s: Write = %d, %v", tc.name, n, err)
+			}
 		}
-		if src := res.Tests[0].VerdictSource; src != tc.sources[0] && src != tc.sources[len(tc.sources)-1] {
-			t.Errorf("%s flood: verdict_source %s, want one of %v", tc.name, src, tc.sources)
+		if got := h.String(); !tc.want(got) {
+			t.Errorf("%s: excerpt %q", tc.name, got)
 		}
+	}
+	var h stderrHead
+	h.Write([]byte("noise"))
+	if withStderr(TestResult{Verdict: AC}, &h).StderrExcerpt != "" || withStderr(TestResult{Verdict: RE}, &h).StderrExcerpt != "noise" {
+		t.Error("the excerpt belongs to failed runs only")
 	}
 }

@@ -42,11 +42,12 @@ func (r *run) test(ctx context.Context, t *problem.Test) TestResult {
 		return r.twoStep(t, dir, tr)
 	}
 	out := filepath.Join(dir, "output")
-	res, err := r.runProgram(r.prog, nil, t.In, out, filepath.Join(dir, "box"), "")
+	var stderr stderrHead
+	res, err := r.runProgram(r.prog, nil, t.In, out, filepath.Join(dir, "box"), "", &stderr)
 	if err != nil {
 		return seTest(tr, err)
 	}
-	tr = fromSandbox(tr, res)
+	tr = withStderr(fromSandbox(tr, res), &stderr)
 	if tr.Verdict != AC {
 		return tr
 	}
@@ -62,7 +63,7 @@ func seTest(tr TestResult, err error) TestResult {
 // into outPath (a host file outside the box: RLIMIT_FSIZE caps it) in a
 // fresh box. keep names a file the run writes in its box that must be
 // copied out to keepTo (two-step handoff).
-func (r *run) runProgram(b *built, args []string, inPath, outPath, box string, keepFile string) (*sandbox.Result, error) {
+func (r *run) runProgram(b *built, args []string, inPath, outPath, box string, keepFile string, stderr *stderrHead) (*sandbox.Result, error) {
 	if err := mkBox(box, r.j.Slot.UID); err != nil {
 		return nil, err
 	}
@@ -82,8 +83,7 @@ func (r *run) runProgram(b *built, args []string, inPath, outPath, box string, k
 	cmd := r.command()
 	cmd.Args = b.command(r.memMB, args...)
 	cmd.Box, cmd.Env, cmd.Binds = box, b.lang.Env, binds(b.lang)
-	cmd.Stdin, cmd.Stdout = in, out
-	cmd.Stderr = discard{}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, out, stderr
 	cmd.Limits = r.runLimits(b)
 	var res *sandbox.Result
 	r.timed(func() { res, err = cmd.Run() })
@@ -91,10 +91,9 @@ func (r *run) runProgram(b *built, args []string, inPath, outPath, box string, k
 }
 
 // submissionStderrCap is how much of a submission's stderr the sandbox
-// passes on, to discard: the result has no field for it (diagnostics that
-// may quote test data). The rest is drained and dropped without ending
-// the run, so a program flooding stderr only burns its time (TLE), never
-// OLE, and docket holds no more than the cap.
+// passes on (to a stderrHead, which keeps the excerpt). The rest is
+// drained and dropped without ending the run, so a program flooding
+// stderr only burns its time (TLE), never OLE.
 const submissionStderrCap = 64 << 10
 
 func (r *run) runLimits(b *built) sandbox.Limits {
@@ -109,10 +108,6 @@ func (r *run) runLimits(b *built) sandbox.Limits {
 	}
 	return l
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // fromSandbox maps a run's status to a test verdict.
 func fromSandbox(tr TestResult, res *sandbox.Result) TestResult {

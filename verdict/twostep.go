@@ -25,11 +25,12 @@ func (r *run) twoStep(t *problem.Test, dir string, tr TestResult) TestResult {
 	}
 	box1 := filepath.Join(dir, "box1")
 	out1 := filepath.Join(dir, "output1")
-	res1, err := r.runProgram(first, args1, t.In, out1, box1, ts.HandoffFile)
+	var stderr1, stderr2 stderrHead
+	res1, err := r.runProgram(first, args1, t.In, out1, box1, ts.HandoffFile, &stderr1)
 	if err != nil {
 		return seTest(tr, err)
 	}
-	s1 := fromSandbox(TestResult{}, res1)
+	s1 := withStderr(fromSandbox(TestResult{}, res1), &stderr1)
 	tr.Steps = append(tr.Steps, StepResult{TimeMs: s1.TimeMs, WallMs: s1.WallMs, MemoryKB: s1.MemoryKB, Verdict: s1.Verdict})
 	if s1.Verdict != AC {
 		s1.Name, s1.Group, s1.Steps = tr.Name, tr.Group, tr.Steps
@@ -50,11 +51,11 @@ func (r *run) twoStep(t *problem.Test, dir string, tr TestResult) TestResult {
 	}
 	os.RemoveAll(box1)
 	out2 := filepath.Join(dir, "output")
-	res2, err := r.runProgram(second, args2, handoff, out2, filepath.Join(dir, "box2"), "")
+	res2, err := r.runProgram(second, args2, handoff, out2, filepath.Join(dir, "box2"), "", &stderr2)
 	if err != nil {
 		return seTest(tr, err)
 	}
-	s2 := fromSandbox(TestResult{Name: tr.Name, Group: tr.Group, Score: 1}, res2)
+	s2 := withStderr(fromSandbox(TestResult{Name: tr.Name, Group: tr.Group, Score: 1}, res2), &stderr2)
 	tr.Steps = append(tr.Steps, StepResult{TimeMs: s2.TimeMs, WallMs: s2.WallMs, MemoryKB: s2.MemoryKB, Verdict: s2.Verdict})
 	s2.Steps = tr.Steps
 	s2.TimeMs += s1.TimeMs

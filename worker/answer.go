@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -17,33 +18,9 @@ import (
 // is valid, else under its Nats-Msg-Id when that is valid, else a dead
 // letter, so that an operator can account for every message.
 
-// DeadLetterStream stores the answers to jobs that name no valid id.
-const DeadLetterStream = "DOCKET_DEADLETTER"
-
-// DeadLetter is the subject of the dead letters.
-func (s Subjects) DeadLetter() string { return s.Prefix + ".deadletter" }
-
 // deadLetterHead bounds the payload quoted in a dead letter: enough to
 // recognise the job, never the whole submission.
 const deadLetterHead = 512
-
-// DeadLetter is the answer to a job that names no id a result could go
-// under (docs/protocol.md, "Dead letters").
-type DeadLetter struct {
-	V            int             `json:"v"`
-	Stream       string          `json:"stream"`
-	StreamSeq    uint64          `json:"stream_seq"`
-	Subject      string          `json:"subject"`
-	Stored       time.Time       `json:"stored"`
-	MsgID        string          `json:"msg_id"`        // the Nats-Msg-Id header as sent, truncated ("" when absent)
-	SubmissionID string          `json:"submission_id"` // as read from the job, truncated ("" when unreadable)
-	Verdict      verdict.Verdict `json:"verdict"`
-	Reason       string          `json:"reason"`
-	Worker       string          `json:"worker"`
-	Time         time.Time       `json:"time"`
-	PayloadBytes int             `json:"payload_bytes"`
-	PayloadHead  string          `json:"payload_head"` // the first 512 bytes, invalid UTF-8 replaced
-}
 
 // storedJob is what the worker knows of a job message in the stream,
 // whether it came as a delivery or was read back by sequence.
@@ -70,11 +47,11 @@ func storedFromRaw(raw *jetstream.RawStreamMsg) storedJob {
 // answerID is the id a job's final result goes under: its submission_id
 // when valid, else its Nats-Msg-Id when valid (the backend publishes with
 // the submission id there, docs/protocol.md), else "": a dead letter.
-func answerID(job *Job, h nats.Header) string {
-	if job != nil && ValidID(job.SubmissionID) {
+func answerID(job *protocol.Job, h nats.Header) string {
+	if job != nil && protocol.ValidID(job.SubmissionID) {
 		return job.SubmissionID
 	}
-	if id := h.Get(jetstream.MsgIDHeader); ValidID(id) {
+	if id := h.Get(jetstream.MsgIDHeader); protocol.ValidID(id) {
 		return id
 	}
 	return ""
@@ -82,13 +59,13 @@ func answerID(job *Job, h nats.Header) string {
 
 // answerFinal stores the final answer of a job that ends without being
 // judged, and returns the subject it went to.
-func (w *Worker) answerFinal(ctx context.Context, sj storedJob, job *Job, attempt int, v verdict.Verdict, reason string) (string, error) {
+func (w *Worker) answerFinal(ctx context.Context, sj storedJob, job *protocol.Job, attempt int, v verdict.Verdict, reason string) (string, error) {
 	id := answerID(job, sj.header)
 	if id == "" {
 		return w.subj.DeadLetter(), w.deadLetter(ctx, sj, job, v, reason)
 	}
 	if job == nil {
-		job = &Job{} // bad JSON: nothing more is known
+		job = &protocol.Job{} // bad JSON: nothing more is known
 	}
 	res := w.errorResult(job, v, reason, attempt)
 	res.SubmissionID = id
@@ -98,8 +75,8 @@ func (w *Worker) answerFinal(ctx context.Context, sj storedJob, job *Job, attemp
 // deadLetter publishes a job's dead letter and waits for it to be stored.
 // Its Nats-Msg-Id names the job's stream sequence and stored time, so a
 // job answered twice (a redelivery, two workers) has one dead letter.
-func (w *Worker) deadLetter(ctx context.Context, sj storedJob, job *Job, v verdict.Verdict, reason string) error {
-	dl := DeadLetter{V: 1, Stream: JobsStream, StreamSeq: sj.seq, Subject: sj.subject, Stored: sj.stored.UTC(),
+func (w *Worker) deadLetter(ctx context.Context, sj storedJob, job *protocol.Job, v verdict.Verdict, reason string) error {
+	dl := protocol.DeadLetter{V: 1, Stream: protocol.JobsStream, StreamSeq: sj.seq, Subject: sj.subject, Stored: sj.stored.UTC(),
 		MsgID: truncate(sj.header.Get(jetstream.MsgIDHeader), 140), Verdict: v, Reason: reason,
 		Worker: w.cfg.Name, Time: time.Now().UTC(), PayloadBytes: len(sj.data)}
 	if job != nil {

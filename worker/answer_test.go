@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
@@ -36,12 +37,12 @@ func startCapacityWorker(t *testing.T, ctx context.Context, js jetstream.JetStre
 // waitResult polls DOCKET_RESULTS for one submission's result.
 func waitResult(t *testing.T, ctx context.Context, js jetstream.JetStream, id string, within time.Duration) *verdict.Result {
 	t.Helper()
-	rs, err := js.Stream(ctx, ResultsStream)
+	rs, err := js.Stream(ctx, protocol.ResultsStream)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if m, err := rs.GetLastMsgForSubject(ctx, Subjects{"docket"}.Results(id)); err == nil {
+		if m, err := rs.GetLastMsgForSubject(ctx, protocol.Subjects{Prefix: "docket"}.Results(id)); err == nil {
 			var r verdict.Result
 			if err := json.Unmarshal(m.Data, &r); err != nil {
 				t.Fatalf("result for %s: %v", id, err)
@@ -53,9 +54,9 @@ func waitResult(t *testing.T, ctx context.Context, js jetstream.JetStream, id st
 }
 
 // deadLetters reads every dead letter stored so far.
-func deadLetters(t *testing.T, ctx context.Context, js jetstream.JetStream) []DeadLetter {
+func deadLetters(t *testing.T, ctx context.Context, js jetstream.JetStream) []protocol.DeadLetter {
 	t.Helper()
-	s, err := js.Stream(ctx, DeadLetterStream)
+	s, err := js.Stream(ctx, protocol.DeadLetterStream)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,13 +64,13 @@ func deadLetters(t *testing.T, ctx context.Context, js jetstream.JetStream) []De
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []DeadLetter
+	var out []protocol.DeadLetter
 	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
 		m, err := s.GetMsg(ctx, seq)
 		if err != nil {
 			continue
 		}
-		var dl DeadLetter
+		var dl protocol.DeadLetter
 		if err := json.Unmarshal(m.Data, &dl); err != nil {
 			t.Fatalf("dead letter %d: %v", seq, err)
 		}
@@ -86,7 +87,7 @@ func TestEveryJobAnswered(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	valid := func(id string) []byte {
-		b, _ := json.Marshal(Job{V: 1, SubmissionID: id, Problem: "aplusb", Language: "cpp", Files: map[string]string{"main.cpp": "int main(){}"}})
+		b, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: id, Problem: "aplusb", Language: "cpp", Files: map[string]string{"main.cpp": "int main(){}"}})
 		return b
 	}
 	pub := func(msgID string, body []byte) uint64 {
@@ -95,7 +96,7 @@ func TestEveryJobAnswered(t *testing.T) {
 		if msgID != "" {
 			opts = append(opts, jetstream.WithMsgID(msgID))
 		}
-		ack, err := js.Publish(ctx, Subjects{"docket"}.Jobs("default"), body, opts...)
+		ack, err := js.Publish(ctx, protocol.Subjects{Prefix: "docket"}.QueueJobs("default"), body, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +130,7 @@ func TestEveryJobAnswered(t *testing.T) {
 			t.Errorf("%s: verdict %s, submission_id %q, error %q; want SE under the msg id, error %q...", id, r.Verdict, r.SubmissionID, r.Error, reason)
 		}
 	}
-	var got []DeadLetter
+	var got []protocol.DeadLetter
 	for deadline := time.Now().Add(30 * time.Second); len(got) < len(deadSeqs) && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		got = deadLetters(t, ctx, js)
 	}
@@ -138,7 +139,7 @@ func TestEveryJobAnswered(t *testing.T) {
 	}
 	for _, dl := range got {
 		reason, ok := deadSeqs[dl.StreamSeq]
-		if !ok || dl.Stream != JobsStream || dl.Subject != "docket.jobs.default" || dl.Verdict != verdict.SE || !strings.HasPrefix(dl.Reason, reason) {
+		if !ok || dl.Stream != protocol.JobsStream || dl.Subject != "docket.jobs.default" || dl.Verdict != verdict.SE || !strings.HasPrefix(dl.Reason, reason) {
 			t.Errorf("dead letter %+v: want stream seq in %v with reason %q", dl, deadSeqs, reason)
 		}
 		if dl.PayloadBytes == 0 || len(dl.PayloadHead) > 3*deadLetterHead || dl.Stored.IsZero() {
@@ -157,7 +158,7 @@ func TestEveryJobAnswered(t *testing.T) {
 // was terminated, none waits for a redelivery.
 func jobsEmpty(t *testing.T, ctx context.Context, js jetstream.JetStream) {
 	t.Helper()
-	s, err := js.Stream(ctx, JobsStream)
+	s, err := js.Stream(ctx, protocol.JobsStream)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,8 +182,8 @@ func TestOversizeSourceCE(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	big := strings.Repeat("x", DefaultMaxSource+1)
-	b, _ := json.Marshal(Job{V: 1, SubmissionID: "too-big", Problem: "aplusb", Language: "cpp", Files: map[string]string{"main.cpp": big}})
-	if _, err := js.Publish(ctx, Subjects{"docket"}.Jobs("default"), b, jetstream.WithMsgID("too-big")); err != nil {
+	b, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: "too-big", Problem: "aplusb", Language: "cpp", Files: map[string]string{"main.cpp": big}})
+	if _, err := js.Publish(ctx, protocol.Subjects{Prefix: "docket"}.QueueJobs("default"), b, jetstream.WithMsgID("too-big")); err != nil {
 		t.Fatal(err)
 	}
 	startCapacityWorker(t, ctx, js, Config{})

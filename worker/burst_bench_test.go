@@ -13,6 +13,7 @@ import (
 
 	"github.com/docketjudge/docket/internal/natstest"
 	"github.com/docketjudge/docket/langs"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/sandbox"
 	"github.com/docketjudge/docket/verdict"
 	"github.com/nats-io/nats.go"
@@ -50,7 +51,7 @@ func BenchmarkBurst(b *testing.B) {
 		judges[i] = &verdict.Judge{Slot: slot, Langs: langs.Builtin(), WorkDir: b.TempDir(), CacheDir: b.TempDir()}
 	}
 	files := map[string]string{"main.py": "a, b = map(int, input().split())\nprint(a + b)\n"}
-	inline := &InlineProblem{Tests: []InlineTest{{Input: "1 2\n", Answer: "3\n"}}, TimeMs: 2000}
+	inline := &protocol.InlineProblem{Tests: []protocol.InlineTest{{Input: "1 2\n", Answer: "3\n"}}, TimeMs: 2000}
 	for iter := 0; iter < b.N; iter++ {
 		// The bare pipeline: the same judging without the queue.
 		pdir := b.TempDir()
@@ -91,7 +92,7 @@ func BenchmarkBurst(b *testing.B) {
 		ns := natstest.Start(b, natstest.InProcessOnly())
 		nc, js := natstest.Connect(b, ns, jetstream.WithPublishAsyncMaxPending(4096))
 		ctx, cancel := context.WithCancel(context.Background())
-		if err := EnsureStreams(ctx, js, StreamOptions{}); err != nil {
+		if err := protocol.EnsureStreams(ctx, js, protocol.StreamOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		// The whole burst is queued first.
@@ -99,7 +100,7 @@ func BenchmarkBurst(b *testing.B) {
 		pubStart := time.Now()
 		for k := 0; k < total; k++ {
 			id := fmt.Sprintf("burst-%d", k)
-			body, _ := json.Marshal(Job{V: 1, SubmissionID: id, InlineProblem: inline, Language: "python3", Files: files})
+			body, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: id, InlineProblem: inline, Language: "python3", Files: files})
 			pubAt[id] = time.Now()
 			if _, err := js.PublishAsync("docket.jobs.default", body, jetstream.WithMsgID(id)); err != nil {
 				b.Fatal(err)
@@ -109,7 +110,7 @@ func BenchmarkBurst(b *testing.B) {
 		pubRate := float64(total) / time.Since(pubStart).Seconds()
 		results := make(chan *nats.Msg, total)
 		sub, _ := nc.ChanSubscribe("docket.results.>", results)
-		rs, _ := js.Stream(context.Background(), ResultsStream)
+		rs, _ := js.Stream(context.Background(), protocol.ResultsStream)
 		stored := func() int {
 			info, err := rs.Info(context.Background())
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict"
 	"github.com/docketjudge/docket/verdict/problem"
 	"github.com/nats-io/nats.go/jetstream"
@@ -87,7 +88,7 @@ func TestNewRefusesInvalidFeedback(t *testing.T) {
 
 // Inline tests marked sample become data/sample tests.
 func TestInlineSamples(t *testing.T) {
-	p, err := WriteInline(filepath.Join(t.TempDir(), "inline"), &InlineProblem{Tests: []InlineTest{
+	p, err := WriteInline(filepath.Join(t.TempDir(), "inline"), &protocol.InlineProblem{Tests: []protocol.InlineTest{
 		{Name: "big", Input: "1\n", Answer: "1\n"},
 		{Name: "ex", Input: "2\n", Answer: "2\n", Sample: true},
 	}})
@@ -113,7 +114,7 @@ func TestEarlyResultsCarryPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	subj := Subjects{Prefix: "docket"}
+	subj := protocol.Subjects{Prefix: "docket"}
 	job := func(id, prob, policy string) []byte {
 		b, _ := json.Marshal(map[string]any{"v": 1, "submission_id": id, "problem": prob, "language": "cpp",
 			"files": map[string]string{"main.cpp": "int main(){}"}, "feedback_policy": policy})
@@ -130,7 +131,7 @@ func TestEarlyResultsCarryPolicy(t *testing.T) {
 		"early-missing":    {job("early-missing", "no-such-problem", "samples"), problem.FeedbackSamples},
 		"early-badjson":    {[]byte(`{"v":1,"submission_id":"early-badjson",`), problem.FeedbackNone},
 	} {
-		if _, err := js.Publish(ctx, subj.Jobs("default"), c.body, jetstream.WithMsgID(id)); err != nil {
+		if _, err := js.Publish(ctx, subj.QueueJobs("default"), c.body, jetstream.WithMsgID(id)); err != nil {
 			t.Fatal(err)
 		}
 		want[id] = c.want
@@ -139,7 +140,7 @@ func TestEarlyResultsCarryPolicy(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- w.Run(rctx) }()
 	defer func() { rcancel(); <-done }()
-	rs, _ := js.Stream(ctx, ResultsStream)
+	rs, _ := js.Stream(ctx, protocol.ResultsStream)
 	for id, policy := range want {
 		var r verdict.Result
 		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {

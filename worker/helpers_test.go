@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/internal/natstest"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -18,7 +19,7 @@ func embeddedJS(t *testing.T) (*server.Server, *nats.Conn, jetstream.JetStream) 
 	nc, js := natstest.Connect(t, ns)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := EnsureStreams(ctx, js, StreamOptions{}); err != nil {
+	if err := protocol.EnsureStreams(ctx, js, protocol.StreamOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return ns, nc, js

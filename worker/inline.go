@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict/problem"
 )
 
@@ -22,7 +23,7 @@ type inlineCache struct {
 
 const inlineCacheSize = 32
 
-func (c *inlineCache) get(parent string, ip *InlineProblem) (*problem.Problem, error) {
+func (c *inlineCache) get(parent string, ip *protocol.InlineProblem) (*problem.Problem, error) {
 	b, _ := json.Marshal(ip)
 	h := sha256.Sum256(b)
 	key := hex.EncodeToString(h[:12])

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict/problem"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
@@ -72,7 +73,7 @@ func (w *Worker) jobLeftStream(msg jetstream.Msg, l *lease) bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), min(w.cfg.heartbeat()/2, 5*time.Second)) // the next heartbeat on time
 	defer cancel()
-	s, err := w.js.Stream(ctx, JobsStream)
+	s, err := w.js.Stream(ctx, protocol.JobsStream)
 	if err != nil {
 		return false
 	}
@@ -108,7 +109,7 @@ const (
 // MaxDeliver, which JetStream cannot un-count, and a ten-second outage
 // would end jobs SE. It gives up only when ctx ends (SIGTERM's grace
 // period over, or the lease lost).
-func (w *Worker) problemFromStore(ctx context.Context, job *Job) (*problem.Problem, error) {
+func (w *Worker) problemFromStore(ctx context.Context, job *protocol.Job) (*problem.Problem, error) {
 	log := w.cfg.Logger.With().Str("submission_id", job.SubmissionID).Str("problem", job.Problem).Logger()
 	var since time.Time
 	delay := storeRetryFirst

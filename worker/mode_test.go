@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
@@ -50,22 +51,22 @@ func TestCapacityModeAcksWithFixedResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	subj := Subjects{Prefix: "docket"}
+	subj := protocol.Subjects{Prefix: "docket"}
 	publish := func(id string, body []byte) {
-		if _, err := js.Publish(ctx, subj.Jobs("default"), body, jetstream.WithMsgID(id)); err != nil {
+		if _, err := js.Publish(ctx, subj.QueueJobs("default"), body, jetstream.WithMsgID(id)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	good := []string{"cap-a", "cap-b", "cap-c"}
 	for _, id := range good {
-		b, _ := json.Marshal(Job{V: 1, SubmissionID: id, Problem: "aplusb", Language: "cpp17", Files: map[string]string{"main.cpp": "int main(){}"}})
+		b, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: id, Problem: "aplusb", Language: "cpp17", Files: map[string]string{"main.cpp": "int main(){}"}})
 		publish(id, b)
 	}
-	inl, _ := json.Marshal(Job{V: 1, SubmissionID: "cap-inline", Language: "python3", Files: map[string]string{"a.py": "print(3)"},
-		InlineProblem: &InlineProblem{Tests: []InlineTest{{Input: "1 2\n", Answer: "3\n"}}}})
+	inl, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: "cap-inline", Language: "python3", Files: map[string]string{"a.py": "print(3)"},
+		InlineProblem: &protocol.InlineProblem{Tests: []protocol.InlineTest{{Input: "1 2\n", Answer: "3\n"}}}})
 	publish("cap-inline", inl)
 	good = append(good, "cap-inline")
-	missing, _ := json.Marshal(Job{V: 1, SubmissionID: "cap-missing", Problem: "no-such-problem", Language: "cpp17", Files: map[string]string{"main.cpp": "x"}})
+	missing, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: "cap-missing", Problem: "no-such-problem", Language: "cpp17", Files: map[string]string{"main.cpp": "x"}})
 	publish("cap-missing", missing)
 	publish("cap-badjson", []byte(`{"v":1, "submission_id": "cap-badjson", `))
 
@@ -74,7 +75,7 @@ func TestCapacityModeAcksWithFixedResult(t *testing.T) {
 	go func() { done <- w.Run(rctx) }()
 	results := map[string]verdict.Result{}
 	deadline := time.Now().Add(30 * time.Second)
-	rs, _ := js.Stream(ctx, ResultsStream)
+	rs, _ := js.Stream(ctx, protocol.ResultsStream)
 	for len(results) < len(good)+2 && time.Now().Before(deadline) {
 		for _, id := range append(append([]string{}, good...), "cap-missing", "cap-badjson") {
 			if _, ok := results[id]; ok {
@@ -120,7 +121,7 @@ func TestCapacityModeAcksWithFixedResult(t *testing.T) {
 		t.Errorf("bad JSON: %+v, want its decode error", r)
 	}
 	// Everything acked or terminated: nothing on the work queue.
-	js2, _ := js.Stream(ctx, JobsStream)
+	js2, _ := js.Stream(ctx, protocol.JobsStream)
 	if info, err := js2.Info(ctx); err != nil || info.State.Msgs != 0 {
 		t.Errorf("jobs stream after the run: %v %+v", err, info.State)
 	}
@@ -129,9 +130,9 @@ func TestCapacityModeAcksWithFixedResult(t *testing.T) {
 	}
 }
 
-func eventsOf(t *testing.T, ctx context.Context, js jetstream.JetStream, subject string) []Event {
+func eventsOf(t *testing.T, ctx context.Context, js jetstream.JetStream, subject string) []protocol.Event {
 	t.Helper()
-	s, err := js.Stream(ctx, EventsStream)
+	s, err := js.Stream(ctx, protocol.EventsStream)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func eventsOf(t *testing.T, ctx context.Context, js jetstream.JetStream, subject
 	if err != nil {
 		t.Fatal(err)
 	}
-	var evs []Event
+	var evs []protocol.Event
 	for {
 		m, err := oc.Next(jetstream.FetchMaxWait(300 * time.Millisecond))
 		if err != nil {
@@ -148,7 +149,7 @@ func eventsOf(t *testing.T, ctx context.Context, js jetstream.JetStream, subject
 		if got, want := m.Headers().Get("Nats-Msg-Id"), ""; got == want {
 			t.Errorf("%s: event without Nats-Msg-Id", subject)
 		}
-		var e Event
+		var e protocol.Event
 		json.Unmarshal(m.Data(), &e)
 		evs = append(evs, e)
 	}

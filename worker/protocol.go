@@ -8,78 +8,13 @@ package worker
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
-	"time"
 
 	"github.com/docketjudge/docket/langs"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict"
 	"github.com/docketjudge/docket/verdict/problem"
 )
-
-// Stream, consumer and bucket names of the wire protocol (docs/protocol.md).
-const (
-	JobsStream    = "DOCKET_JOBS"
-	EventsStream  = "DOCKET_EVENTS"
-	ResultsStream = "DOCKET_RESULTS"
-	ProblemBucket = "docket-problems"
-)
-
-// Subjects for a prefix ("docket").
-type Subjects struct{ Prefix string }
-
-func (s Subjects) Jobs(queue string) string { return s.Prefix + ".jobs." + queue }
-func (s Subjects) Events(id string) string  { return s.Prefix + ".events." + id }
-func (s Subjects) Results(id string) string { return s.Prefix + ".results." + id }
-
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
-
-// ValidID reports whether s is a valid submission id.
-func ValidID(s string) bool { return idPattern.MatchString(s) }
-
-// Job is a submission on docket.jobs.<queue>.
-type Job struct {
-	V             int               `json:"v"`
-	SubmissionID  string            `json:"submission_id"`
-	Problem       string            `json:"problem,omitempty"`
-	ProblemDigest string            `json:"problem_digest,omitempty"`
-	InlineProblem *InlineProblem    `json:"inline_problem,omitempty"`
-	Language      string            `json:"language"`
-	Files         map[string]string `json:"files"`
-	// EntryPoint names the main source file, or for Java and Kotlin the
-	// main class (docs/languages.md, "Entry points"); "" for the rules.
-	EntryPoint string     `json:"entry_point,omitempty"`
-	Limits     *JobLimits `json:"limits,omitempty"`
-	// FeedbackPolicy overrides the package's docket.feedback and the
-	// worker's default: which tests' details a contestant's view shows.
-	FeedbackPolicy problem.FeedbackPolicy `json:"feedback_policy,omitempty"`
-}
-
-// JobLimits override the package's.
-type JobLimits struct {
-	TimeMs   int `json:"time_ms,omitempty"`
-	MemoryMB int `json:"memory_mb,omitempty"`
-	OutputMB int `json:"output_mb,omitempty"`
-}
-
-// InlineProblem is a small problem carried in the job: batch tests judged
-// by the default comparison.
-type InlineProblem struct {
-	Tests          []InlineTest `json:"tests"`
-	ValidatorFlags string       `json:"validator_flags,omitempty"`
-	TimeMs         int          `json:"time_ms,omitempty"`
-	MemoryMB       int          `json:"memory_mb,omitempty"`
-}
-
-// InlineTest is one test of an inline problem.
-type InlineTest struct {
-	Name   string `json:"name,omitempty"`
-	Input  string `json:"input"`
-	Answer string `json:"answer"`
-	// Sample puts the test under data/sample: judged first, and its
-	// details public under the "samples" feedback policy.
-	Sample bool `json:"sample,omitempty"`
-}
 
 // PoisonError: a job that can never succeed. It gets a final result with
 // Verdict and the message, and is terminated, never redelivered.
@@ -99,8 +34,8 @@ func poison(v verdict.Verdict, f string, a ...any) error {
 // DecodeJob parses and validates a job. The submission id is returned
 // even for an invalid job when it could be read, so that the final error
 // result reaches the right subject.
-func DecodeJob(data []byte, maxSource int) (*Job, error) {
-	var j Job
+func DecodeJob(data []byte, maxSource int) (*protocol.Job, error) {
+	var j protocol.Job
 	if err := json.Unmarshal(data, &j); err != nil {
 		// Salvage the id for the error result if it is there.
 		var probe struct {
@@ -110,7 +45,7 @@ func DecodeJob(data []byte, maxSource int) (*Job, error) {
 		j.SubmissionID = probe.ID
 		return &j, poison(verdict.SE, "malformed job: %v", err)
 	}
-	if !ValidID(j.SubmissionID) {
+	if !protocol.ValidID(j.SubmissionID) {
 		return &j, poison(verdict.SE, "invalid submission_id %q: 1-128 characters of [A-Za-z0-9_-]", truncate(j.SubmissionID, 140))
 	}
 	if j.V != 1 {
@@ -122,7 +57,7 @@ func DecodeJob(data []byte, maxSource int) (*Job, error) {
 	if (j.Problem == "") == (j.InlineProblem == nil) {
 		return &j, poison(verdict.SE, "job needs exactly one of problem and inline_problem")
 	}
-	if j.Problem != "" && !ValidID(j.Problem) {
+	if j.Problem != "" && !protocol.ValidID(j.Problem) {
 		return &j, poison(verdict.SE, "invalid problem id %q", truncate(j.Problem, 140))
 	}
 	if len(j.Files) == 0 {
@@ -165,6 +100,19 @@ func DecodeJob(data []byte, maxSource int) (*Job, error) {
 	return &j, nil
 }
 
+// checkJobSubject refuses a job whose subject names another submission
+// than its submission_id (<prefix>.jobs.<queue>.<id>): the bridge finds a
+// waiting job by the subject's id, so the two must agree. The first form,
+// with no id in the subject, names none and is not checked.
+func checkJobSubject(subj protocol.Subjects, subject string, job *protocol.Job) error {
+	_, id, _ := subj.ParseJob(subject)
+	if id != "" && id != job.SubmissionID {
+		return poison(verdict.SE, "the job's subject %s names submission %q, its submission_id is %q: they must be the same",
+			truncate(subject, 160), truncate(id, 140), job.SubmissionID)
+	}
+	return nil
+}
+
 // EffectiveFeedback is a submission's feedback policy: the job's, else the
 // package's docket.feedback, else the worker's default, else samples. The
 // job decides last because the backend knows what neither the package nor
@@ -195,26 +143,4 @@ func truncate(s string, n int) string {
 		return s[:n] + "..."
 	}
 	return s
-}
-
-// Event is one progress message on docket.events.<id>.
-type Event struct {
-	V            int                    `json:"v"`
-	SubmissionID string                 `json:"submission_id"`
-	Attempt      int                    `json:"attempt"`
-	Seq          int                    `json:"seq"`
-	Time         time.Time              `json:"time"`
-	Type         string                 `json:"type"` // started compile test group final
-	Worker       string                 `json:"worker,omitempty"`
-	Compile      *verdict.CompileResult `json:"compile,omitempty"`
-	Test         *verdict.TestResult    `json:"test,omitempty"`
-	Index        int                    `json:"index,omitempty"`
-	Total        int                    `json:"total,omitempty"`
-	Group        *verdict.GroupResult   `json:"group,omitempty"`
-	Result       *verdict.Result        `json:"result,omitempty"`
-	// FeedbackPolicy is the submission's effective policy, on every event
-	// from compile on (started comes before the problem is loaded), so
-	// that the bridge can filter any one event alone: live, replayed or
-	// resumed after Last-Event-ID.
-	FeedbackPolicy problem.FeedbackPolicy `json:"feedback_policy,omitempty"`
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict"
 	"github.com/docketjudge/docket/verdict/problem"
 )
@@ -78,12 +79,12 @@ func FuzzDecodeJob(f *testing.F) {
 }
 
 // checkValidJob asserts what a worker relies on in an accepted job.
-func checkValidJob(t *testing.T, j *Job, maxSource int) {
+func checkValidJob(t *testing.T, j *protocol.Job, maxSource int) {
 	t.Helper()
-	if !ValidID(j.SubmissionID) || j.V != 1 || j.Language == "" {
+	if !protocol.ValidID(j.SubmissionID) || j.V != 1 || j.Language == "" {
 		t.Fatalf("accepted id %q, v %d, language %q", j.SubmissionID, j.V, j.Language)
 	}
-	if (j.Problem == "") == (j.InlineProblem == nil) || j.Problem != "" && !ValidID(j.Problem) {
+	if (j.Problem == "") == (j.InlineProblem == nil) || j.Problem != "" && !protocol.ValidID(j.Problem) {
 		t.Fatalf("accepted problem %q with inline %v", j.Problem, j.InlineProblem != nil)
 	}
 	if len(j.Files) == 0 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/docketjudge/docket/langs"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict"
 )
 
@@ -19,7 +20,7 @@ func TestDecodeJobFileNames(t *testing.T) {
 		for _, n := range names {
 			files[n] = "int main(){}"
 		}
-		b, _ := json.Marshal(Job{V: 1, SubmissionID: "s-1", Problem: "aplusb", Language: "c", Files: files})
+		b, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: "s-1", Problem: "aplusb", Language: "c", Files: files})
 		return b
 	}
 	for _, bad := range []string{"@opts", "-o", "-wrapper", "-fplugin=x.so", "--help", ".hidden", "..", "a/b.c", "a b.c", "+x.c"} {
@@ -44,7 +45,7 @@ func TestDecodeJobFileNames(t *testing.T) {
 // and the submission id kept for the final result.
 func TestDecodeJobEntryPoint(t *testing.T) {
 	job := func(entry string) []byte {
-		b, _ := json.Marshal(Job{V: 1, SubmissionID: "s-1", Problem: "aplusb", Language: "java",
+		b, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: "s-1", Problem: "aplusb", Language: "java",
 			Files: map[string]string{"Main.java": "class Main {}"}, EntryPoint: entry})
 		return b
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
@@ -15,8 +16,8 @@ import (
 // earlierOutcome is what an earlier attempt of a job left in the streams.
 type earlierOutcome struct {
 	result *verdict.Result // from DOCKET_RESULTS
-	final  *Event          // the final event, if it is the last event
-	last   *Event          // the last event of any type
+	final  *protocol.Event // the final event, if it is the last event
+	last   *protocol.Event // the last event of any type
 }
 
 // judged is the result an earlier attempt reached, from either stream.
@@ -112,21 +113,21 @@ func (w *Worker) readEarlier(id string) (earlierOutcome, error) {
 		return true, nil
 	}
 	var res verdict.Result
-	ok, err := last(ResultsStream, w.subj.Results(id), &res)
+	ok, err := last(protocol.ResultsStream, w.subj.Results(id), &res)
 	if err != nil {
 		return o, err
 	}
 	if ok {
 		o.result = &res
 	}
-	var ev Event
-	ok, err = last(EventsStream, w.subj.Events(id), &ev)
+	var ev protocol.Event
+	ok, err = last(protocol.EventsStream, w.subj.Events(id), &ev)
 	if err != nil {
 		return o, err
 	}
 	if ok {
 		o.last = &ev
-		if ev.Type == "final" && ev.Result != nil {
+		if ev.Type == protocol.EventFinal && ev.Result != nil {
 			o.final = &ev
 		}
 	}

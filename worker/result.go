@@ -2,6 +2,7 @@ package worker
 
 import (
 	"github.com/docketjudge/docket/langs"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict"
 )
 
@@ -42,11 +43,11 @@ func (w *Worker) languageLabel(name string) string {
 // what is known without the package: the problem the job names, the
 // language's catalog id, the attempt and this worker. max_score and
 // limits come from a package, so they are 0 here.
-func (w *Worker) errorResult(job *Job, v verdict.Verdict, msg string, attempt int) *verdict.Result {
+func (w *Worker) errorResult(job *protocol.Job, v verdict.Verdict, msg string, attempt int) *verdict.Result {
 	res := &verdict.Result{V: 1, SubmissionID: job.SubmissionID, Verdict: v, Error: msg,
 		Tests: []verdict.TestResult{}, Groups: []verdict.GroupResult{},
 		Worker: w.cfg.Name, Attempt: attempt, FeedbackPolicy: w.earlyFeedback(job)}
-	if ValidID(job.Problem) {
+	if protocol.ValidID(job.Problem) {
 		res.Problem = job.Problem
 	}
 	res.Language = w.languageID(job.Language)
@@ -54,4 +55,16 @@ func (w *Worker) errorResult(job *Job, v verdict.Verdict, msg string, attempt in
 		res.Compile.Log = msg
 	}
 	return res
+}
+
+// jobProblem is the problem a job names, as a result would name it: its
+// id, or "inline" for an inline problem; "" for neither.
+func jobProblem(job *protocol.Job) string {
+	switch {
+	case protocol.ValidID(job.Problem):
+		return job.Problem
+	case job.InlineProblem != nil:
+		return "inline"
+	}
+	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 )
@@ -16,11 +17,11 @@ func giveBackFixture(t *testing.T) (*Worker, jetstream.Consumer, jetstream.Msg, 
 	ns, nc, js := embeddedJS(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	cons, err := EnsureConsumer(ctx, js, ConsumerOptions{Prefix: "docket", Queue: "stop", AckWait: time.Minute, MaxDeliver: 5})
+	cons, err := protocol.EnsureConsumer(ctx, js, protocol.ConsumerOptions{Prefix: "docket", Queue: "stop", AckWait: time.Minute, MaxDeliver: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := js.Publish(ctx, Subjects{"docket"}.Jobs("stop"), []byte(`{"v":1}`)); err != nil {
+	if _, err := js.Publish(ctx, protocol.Subjects{Prefix: "docket"}.QueueJobs("stop"), []byte(`{"v":1}`)); err != nil {
 		t.Fatal(err)
 	}
 	msg, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/internal/safedir"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict/problem"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -167,14 +168,14 @@ func Push(ctx context.Context, js jetstream.JetStream, dir string) (*problem.Pro
 	if err != nil {
 		return nil, nil, err
 	}
-	if !ValidID(p.ID) {
+	if !protocol.ValidID(p.ID) {
 		return nil, nil, fmt.Errorf("problem id %q (the directory name) must be 1-128 characters of [A-Za-z0-9_-]", p.ID)
 	}
 	data, err := PackTar(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	obs, err := js.ObjectStore(ctx, ProblemBucket)
+	obs, err := js.ObjectStore(ctx, protocol.ProblemBucket)
 	if err != nil {
 		return nil, nil, fmt.Errorf("problem store: %w", err)
 	}
@@ -229,9 +230,9 @@ func (c *Cache) Get(ctx context.Context, js jetstream.JetStream, id, wantDigest 
 	// for as long as the context lets it).
 	ictx, cancel := context.WithTimeout(ctx, storeLookupTimeout)
 	defer cancel()
-	obs, err := js.ObjectStore(ictx, ProblemBucket)
+	obs, err := js.ObjectStore(ictx, protocol.ProblemBucket)
 	if err != nil {
-		return nil, unavailable("bucket %s: %w", ProblemBucket, err)
+		return nil, unavailable("bucket %s: %w", protocol.ProblemBucket, err)
 	}
 	info, err := obs.GetInfo(ictx, id)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
@@ -426,7 +427,7 @@ func (c *Cache) evict(keep string) {
 }
 
 // WriteInline turns an inline problem into a package directory.
-func WriteInline(dir string, ip *InlineProblem) (*problem.Problem, error) {
+func WriteInline(dir string, ip *protocol.InlineProblem) (*problem.Problem, error) {
 	var y strings.Builder
 	y.WriteString("name: inline\n")
 	if ip.ValidatorFlags != "" {
@@ -449,7 +450,7 @@ func WriteInline(dir string, ip *InlineProblem) (*problem.Problem, error) {
 	}
 	for i, t := range ip.Tests {
 		name := fmt.Sprintf("%03d", i+1)
-		if t.Name != "" && ValidID(t.Name) {
+		if t.Name != "" && protocol.ValidID(t.Name) {
 			name = fmt.Sprintf("%03d-%s", i+1, t.Name)
 		}
 		group := "secret"

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/docketjudge/docket/internal/safedir"
+	"github.com/docketjudge/docket/protocol"
 )
 
 func tarOf(t *testing.T, entries ...*tar.Header) []byte {
@@ -133,7 +134,7 @@ func TestCacheErrorKinds(t *testing.T) {
 		t.Errorf("missing problem: %v", err)
 	}
 	// The store gone (its stream deleted): unavailable, not missing.
-	if err := js.DeleteObjectStore(ctx, ProblemBucket); err != nil {
+	if err := js.DeleteObjectStore(ctx, protocol.ProblemBucket); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Get(ctx, js, "aplusb", ""); !errors.As(err, &su) || errors.Is(err, ErrNoProblem) {

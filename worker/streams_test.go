@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/docketjudge/docket/protocol"
 )
 
 func TestHeartbeatFollowsShortestDeadline(t *testing.T) {
@@ -28,12 +30,12 @@ func TestHeartbeatFollowsShortestDeadline(t *testing.T) {
 func TestEnsureConsumerIdempotentWithBackOff(t *testing.T) {
 	_, _, js := embeddedJS(t)
 	ctx := context.Background()
-	opts := ConsumerOptions{Prefix: "docket", Queue: "default", AckWait: 30 * time.Second, MaxDeliver: 4}
-	if _, err := EnsureConsumer(ctx, js, opts); err != nil {
+	opts := protocol.ConsumerOptions{Prefix: "docket", Queue: "default", AckWait: 30 * time.Second, MaxDeliver: 4}
+	if _, err := protocol.EnsureConsumer(ctx, js, opts); err != nil {
 		t.Fatal(err)
 	}
 	opts.BackOff = []time.Duration{5 * time.Second, 20 * time.Second, time.Minute}
-	c, err := EnsureConsumer(ctx, js, opts)
+	c, err := protocol.EnsureConsumer(ctx, js, opts)
 	if err != nil {
 		t.Fatalf("update with BackOff: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -51,11 +52,11 @@ func (w *Worker) sweepUnserved(ctx context.Context) {
 
 // sweepOnce answers every job that waited too long on an unserved subject.
 func (w *Worker) sweepOnce(ctx context.Context) error {
-	s, err := w.js.Stream(ctx, JobsStream)
+	s, err := w.js.Stream(ctx, protocol.JobsStream)
 	if err != nil {
 		return err
 	}
-	info, err := s.Info(ctx, jetstream.WithSubjectFilter(w.subj.Prefix+".jobs.>"))
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(w.subj.AllJobs()))
 	if err != nil {
 		return err
 	}
@@ -87,7 +88,7 @@ func consumerFilters(ctx context.Context, s jetstream.Stream) ([]string, error) 
 // expireUnserved answers and deletes the jobs of one unserved subject
 // that are older than UnservedWait, oldest first.
 func (w *Worker) expireUnserved(ctx context.Context, s jetstream.Stream, subject string, from uint64) {
-	queue := strings.TrimPrefix(subject, w.subj.Prefix+".jobs.")
+	queue, _, _ := w.subj.ParseJob(subject) // what it names, even outside the rules
 	for seq := max(from, 1); ctx.Err() == nil; {
 		raw, err := s.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subject))
 		if err != nil || time.Since(raw.Time) < w.cfg.UnservedWait {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -18,24 +19,29 @@ func TestUnservedQueueAnsweredSE(t *testing.T) {
 	_, _, js := embeddedJS(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	subj := Subjects{"docket"}
+	subj := protocol.Subjects{Prefix: "docket"}
 	// A queue with a consumer and no worker: its job must stay.
-	if _, err := EnsureConsumer(ctx, js, ConsumerOptions{Prefix: "docket", Queue: "idle", AckWait: 30 * time.Second, MaxDeliver: 3}); err != nil {
+	if _, err := protocol.EnsureConsumer(ctx, js, protocol.ConsumerOptions{Prefix: "docket", Queue: "idle", AckWait: 30 * time.Second, MaxDeliver: 3}); err != nil {
 		t.Fatal(err)
 	}
 	job := func(id string) []byte {
-		b, _ := json.Marshal(Job{V: 1, SubmissionID: id, Problem: "aplusb", Language: "cpp", Files: map[string]string{"main.cpp": "int main(){}"}})
+		b, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: id, Problem: "aplusb", Language: "cpp", Files: map[string]string{"main.cpp": "int main(){}"}})
 		return b
 	}
 	published := time.Now()
-	for q, id := range map[string]string{"defualt": "typo-1", "idle": "idle-1", "a.b": "typo-2"} {
-		if _, err := js.Publish(ctx, subj.Jobs(q), job(id), jetstream.WithMsgID(id)); err != nil {
+	for subject, id := range map[string]string{
+		subj.Job("defualt", "typo-1"): "typo-1", // a typo, the subject's form
+		subj.QueueJobs("defualt2"):    "typo-3", // a typo, the first form
+		"docket.jobs.a.b.c":           "typo-2", // neither form: no consumer takes it
+		subj.Job("idle", "idle-1"):    "idle-1",
+	} {
+		if _, err := js.Publish(ctx, subject, job(id), jetstream.WithMsgID(id)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	const after = 1500 * time.Millisecond
 	startCapacityWorker(t, ctx, js, Config{UnservedWait: after})
-	for id, queue := range map[string]string{"typo-1": `"defualt"`, "typo-2": `"a.b"`} {
+	for id, queue := range map[string]string{"typo-1": `"defualt"`, "typo-2": `"a"`, "typo-3": `"defualt2"`} {
 		r := waitResult(t, ctx, js, id, 20*time.Second)
 		if r == nil {
 			t.Fatalf("%s: no result: a job on an unserved queue waits forever", id)
@@ -51,12 +57,12 @@ func TestUnservedQueueAnsweredSE(t *testing.T) {
 	if r := waitResult(t, ctx, js, "idle-1", 0); r != nil {
 		t.Errorf("a job on a served (idle) queue was answered: %+v", r)
 	}
-	s, _ := js.Stream(ctx, JobsStream)
+	s, _ := js.Stream(ctx, protocol.JobsStream)
 	info, err := s.Info(ctx, jetstream.WithSubjectFilter("docket.jobs.>"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.State.Msgs != 1 || info.State.Subjects["docket.jobs.idle"] != 1 {
+	if info.State.Msgs != 1 || info.State.Subjects["docket.jobs.idle.idle-1"] != 1 {
 		t.Errorf("jobs stream holds %d jobs on %v; want the idle queue's one only", info.State.Msgs, info.State.Subjects)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/internal/safedir"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict"
 	"github.com/docketjudge/docket/verdict/problem"
 	"github.com/nats-io/nats.go"
@@ -56,10 +57,10 @@ type Config struct {
 
 func (c *Config) defaults() {
 	if c.Prefix == "" {
-		c.Prefix = "docket"
+		c.Prefix = protocol.DefaultPrefix
 	}
 	if c.Queue == "" {
-		c.Queue = "default"
+		c.Queue = protocol.DefaultQueue
 	}
 	if c.AckWait <= 0 {
 		c.AckWait = 30 * time.Second
@@ -111,7 +112,7 @@ type Worker struct {
 	js     jetstream.JetStream
 	judge  *verdict.Judge
 	cons   jetstream.Consumer
-	subj   Subjects
+	subj   protocol.Subjects
 	cache  *Cache
 	ready  atomic.Bool
 	inline inlineCache
@@ -149,6 +150,12 @@ func New(ctx context.Context, nc *nats.Conn, j *verdict.Judge, cfg Config) (*Wor
 	if _, err := problem.ParseFeedbackPolicy(string(cfg.Feedback)); err != nil {
 		return nil, fmt.Errorf("worker: default %w", err)
 	}
+	if !protocol.ValidQueue(cfg.Queue) {
+		return nil, fmt.Errorf("worker: queue %q is not a queue name: 1-64 characters of [A-Za-z0-9_-] (one subject token)", cfg.Queue)
+	}
+	if !protocol.ValidPrefix(cfg.Prefix) {
+		return nil, fmt.Errorf("worker: subject prefix %q: tokens of [A-Za-z0-9_-] joined by dots", cfg.Prefix)
+	}
 	if j == nil && cfg.Mode != ModeCapacityTest {
 		return nil, errors.New("worker: a judging worker needs a judge (a sandbox slot)")
 	}
@@ -159,14 +166,14 @@ func New(ctx context.Context, nc *nats.Conn, j *verdict.Judge, cfg Config) (*Wor
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, nc: nc, js: js, judge: j, subj: Subjects{cfg.Prefix}}
+	w := &Worker{cfg: cfg, nc: nc, js: js, judge: j, subj: protocol.Subjects{Prefix: cfg.Prefix}}
 	w.cache = &Cache{Dir: cfg.CacheDir, MaxBytes: cfg.CacheBytes}
 	if cfg.EnsureInfra {
-		if err := EnsureStreams(ctx, js, StreamOptions{Prefix: cfg.Prefix, Replicas: cfg.Replicas}); err != nil {
+		if err := protocol.EnsureStreams(ctx, js, protocol.StreamOptions{Prefix: cfg.Prefix, Replicas: cfg.Replicas}); err != nil {
 			return nil, err
 		}
 	}
-	w.cons, err = EnsureConsumer(ctx, js, ConsumerOptions{Prefix: cfg.Prefix, Queue: cfg.Queue, AckWait: cfg.AckWait,
+	w.cons, err = protocol.EnsureConsumer(ctx, js, protocol.ConsumerOptions{Prefix: cfg.Prefix, Queue: cfg.Queue, AckWait: cfg.AckWait,
 		MaxDeliver: cfg.MaxDeliver, BackOff: cfg.BackOff, Replicas: cfg.Replicas})
 	if err != nil {
 		return nil, err
@@ -206,7 +213,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		log.Warn().Str("mode", string(w.cfg.Mode)).Str("verdict", string(verdict.SE)).Str("error", NotJudgedError).
 			Msg("CAPACITY TEST MODE: THIS WORKER JUDGES NOTHING. Every job it takes is acked with the fixed result below. Never run it against a queue that holds real submissions.")
 	}
-	log.Info().Str("queue", w.cfg.Queue).Str("consumer", ConsumerName(w.cfg.Queue)).Str("mode", string(w.cfg.Mode)).Msg("worker fetching")
+	log.Info().Str("queue", w.cfg.Queue).Str("consumer", protocol.ConsumerName(w.cfg.Queue)).Str("mode", string(w.cfg.Mode)).Msg("worker fetching")
 	for ctx.Err() == nil {
 		if d := w.pause.wait(); d > 0 {
 			log.Warn().Dur("pause", d).Msg("this worker cannot judge now (see the error above): pausing fetches so other workers take the jobs")
@@ -253,6 +260,9 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 		attempt = int(md.NumDelivered)
 	}
 	job, derr := DecodeJob(msg.Data(), w.cfg.MaxSource)
+	if derr == nil {
+		derr = checkJobSubject(w.subj, msg.Subject(), job)
+	}
 	log := w.cfg.Logger.With().Str("submission_id", answerID(job, msg.Headers())).Int("attempt", attempt).Logger()
 	if md != nil && attempt > 1 {
 		m.redelivered()
@@ -313,7 +323,7 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 
 	ev := newEvents(w, job.SubmissionID, attempt)
 	ev.lease = ls
-	ev.publish(Event{Type: "started", Worker: w.cfg.Name})
+	ev.publish(protocol.Event{Type: protocol.EventStarted, Worker: w.cfg.Name, Problem: jobProblem(job), Language: w.languageID(job.Language)})
 	log.Info().Str("problem", job.Problem).Str("language", job.Language).Msg("judging")
 	start := time.Now()
 	m.inFlight(1)
@@ -376,7 +386,7 @@ func (w *Worker) handle(stop context.Context, msg jetstream.Msg) {
 // endPoisoned answers a job that can never succeed (answerFinal: its id,
 // else its Nats-Msg-Id, else a dead letter) and terminates it. A failed
 // store naks it instead, so that the answer is tried again.
-func (w *Worker) endPoisoned(log zerolog.Logger, msg jetstream.Msg, sj storedJob, job *Job, attempt int, derr error) {
+func (w *Worker) endPoisoned(log zerolog.Logger, msg jetstream.Msg, sj storedJob, job *protocol.Job, attempt int, derr error) {
 	var pe *PoisonError
 	errors.As(derr, &pe)
 	where, err := w.answerFinal(context.Background(), sj, job, attempt, pe.Verdict, pe.Msg)
@@ -393,7 +403,7 @@ func (w *Worker) endPoisoned(log zerolog.Logger, msg jetstream.Msg, sj storedJob
 // judgeJob resolves the problem and judges (in ModeCapacityTest, resolves
 // the problem only: the store traffic is the queue side's, the judging is
 // not).
-func (w *Worker) judgeJob(ctx context.Context, job *Job, ev *events) (*verdict.Result, error) {
+func (w *Worker) judgeJob(ctx context.Context, job *protocol.Job, ev *events) (*verdict.Result, error) {
 	var p *problem.Problem
 	var err error
 	if job.InlineProblem != nil {
@@ -445,7 +455,7 @@ func (w *Worker) judgeJob(ctx context.Context, job *Job, ev *events) (*verdict.R
 // worker's default. Such a result has no tests; it gets a policy all the
 // same, because the bridge hides the error of a result without one (a
 // worker before policies could quote a secret test there).
-func (w *Worker) earlyFeedback(job *Job) problem.FeedbackPolicy {
+func (w *Worker) earlyFeedback(job *protocol.Job) problem.FeedbackPolicy {
 	jp, err := problem.ParseFeedbackPolicy(string(job.FeedbackPolicy))
 	if err != nil {
 		jp = ""
@@ -468,7 +478,7 @@ func (w *Worker) finish(ctx context.Context, id string, attempt int, res *verdic
 	if err != nil {
 		return err
 	}
-	final, _ := json.Marshal(Event{V: 1, SubmissionID: id, Attempt: attempt, Seq: seq, Time: time.Now().UTC(), Type: "final", Worker: w.cfg.Name, Result: res,
+	final, _ := json.Marshal(protocol.Event{V: 1, SubmissionID: id, Attempt: attempt, Seq: seq, Time: time.Now().UTC(), Type: protocol.EventFinal, Worker: w.cfg.Name, Result: res,
 		FeedbackPolicy: res.FeedbackPolicy})
 	// Both in flight at once, then both acknowledged: one round trip.
 	rf, err := w.js.PublishAsync(w.subj.Results(id), body, jetstream.WithMsgID(id+":result"))
@@ -500,7 +510,7 @@ func (w *Worker) finish(ctx context.Context, id string, attempt int, res *verdic
 // watchMaxDeliveries turns the max-deliveries advisory into a final SE
 // result naming the number of attempts, and removes the job.
 func (w *Worker) watchMaxDeliveries() (*nats.Subscription, error) {
-	subject := "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + JobsStream + "." + ConsumerName(w.cfg.Queue)
+	subject := "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + protocol.JobsStream + "." + protocol.ConsumerName(w.cfg.Queue)
 	return w.nc.Subscribe(subject, func(a *nats.Msg) {
 		var adv struct {
 			StreamSeq  uint64 `json:"stream_seq"`
@@ -511,7 +521,7 @@ func (w *Worker) watchMaxDeliveries() (*nats.Subscription, error) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		s, err := w.js.Stream(ctx, JobsStream)
+		s, err := w.js.Stream(ctx, protocol.JobsStream)
 		if err != nil {
 			return
 		}
@@ -546,7 +556,7 @@ func newEvents(w *Worker, id string, attempt int) *events {
 	return &events{w: w, id: id, attempt: attempt}
 }
 
-func (e *events) publish(ev Event) {
+func (e *events) publish(ev protocol.Event) {
 	if e.lease != nil && e.lease.lost() {
 		return // the job is another worker's now; its events are
 	}
@@ -575,15 +585,15 @@ func (e *events) flush() {
 
 func (e *events) Compiled(c verdict.CompileResult) {
 	cc := c
-	e.publish(Event{Type: "compile", Compile: &cc})
+	e.publish(protocol.Event{Type: protocol.EventCompile, Compile: &cc})
 }
 
 func (e *events) Test(i, n int, t verdict.TestResult) {
 	tt := t
-	e.publish(Event{Type: "test", Test: &tt, Index: i, Total: n})
+	e.publish(protocol.Event{Type: protocol.EventTest, Test: &tt, Index: i, Total: n})
 }
 
 func (e *events) Group(g verdict.GroupResult) {
 	gg := g
-	e.publish(Event{Type: "group", Group: &gg})
+	e.publish(protocol.Event{Type: protocol.EventGroup, Group: &gg})
 }

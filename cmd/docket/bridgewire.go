@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/bridge"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 )
@@ -72,7 +72,7 @@ func newBridge(js jetstream.JetStream, qe queueEnv, be bridgeEnv, dataDir string
 // the operator token and HMAC secret given.
 func bridgeConfig(qe queueEnv, be bridgeEnv, token, secret string, log zerolog.Logger) bridge.Config {
 	return bridge.Config{Prefix: qe.SubjectPrefix, Token: token, HMACSecret: []byte(secret),
-		CORSOrigins: be.BridgeCORS, Logger: log, CreateStreams: true,
+		CORSOrigins: be.BridgeCORS, Logger: log, CreateStreams: true, Streams: qe.streams(),
 		MaxConns: be.MaxConns, MaxConnsPerClient: be.MaxPerClient, Heartbeat: be.Heartbeat}
 }
 
@@ -104,12 +104,10 @@ func bridgeReady() error {
 }
 
 func runBridge(args []string) int {
-	fs := flag.NewFlagSet("bridge", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: docket bridge\n\nServes GET /v1/submissions/{id}/events (SSE), GET /v1/submissions/{id}, /watch/{id}, /livez, /readyz.\n")
-		envUsageAll()
-		usagef(&bridgeEnv{})
-	}
+	fs := newFlags("bridge", helpText{
+		about:   "Serves GET /v1/submissions/{id}/events (SSE), GET /v1/submissions/{id}, /watch/{id}, /livez, /readyz\nfrom the streams on DOCKET_NATS_URL. Runs until SIGTERM or SIGINT.",
+		example: "DOCKET_BRIDGE_HMAC_SECRET=... docket bridge",
+	})
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
@@ -133,7 +131,7 @@ func runBridge(args []string) int {
 		log.Error().Err(err).Msg("no NATS")
 		return exitSystem
 	}
-	defer nc.Drain()
+	defer closeFlushed(nc)
 	js, _ := jsFor(nc)
 	b, err := bridge.New(js, bridgeConfig(qe, be, string(bridge.SecretKey(be.BridgeToken)), string(bridge.SecretKey(be.BridgeSecret)), log))
 	if err != nil {
@@ -156,9 +154,7 @@ func runBridge(args []string) int {
 	return exitOK
 }
 
-const tokenUsage = `usage: docket token [--valid-for DURATION] SUBMISSION_ID
-
-Prints the per-submission bridge token (bridge/README.md, "Access"):
+const tokenUsage = `Prints the per-submission bridge token (bridge/README.md, "Access"):
   hex(HMAC-SHA256(key, "docket-submission-v1:" + id))
 or with --valid-for, one the bridge refuses from now + DURATION on:
   E + "." + hex(HMAC-SHA256(key, "docket-submission-until-v1:" + E + ":" + id)), E in Unix seconds.
@@ -167,17 +163,16 @@ without leading or trailing spaces, tabs, CRs and LFs.
 `
 
 func runToken(args []string) int {
-	fs := flag.NewFlagSet("token", flag.ContinueOnError)
+	fs := newFlags("token", helpText{
+		synopsis: "[--valid-for DURATION] SUBMISSION_ID",
+		about:    tokenUsage,
+		example:  "docket token --valid-for 2h s-1a2b3c",
+	})
 	validFor := fs.Duration("valid-for", 0, "the token expires this long from now (0: no expiry)")
-	fs.Usage = func() {
-		fmt.Fprint(os.Stderr, tokenUsage)
-		fs.PrintDefaults()
-		usagef(&bridgeEnv{})
-	}
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
-	if fs.NArg() != 1 || !bridge.ValidID(fs.Arg(0)) || *validFor < 0 {
+	if fs.NArg() != 1 || !protocol.ValidID(fs.Arg(0)) || *validFor < 0 {
 		fmt.Fprintln(os.Stderr, "docket token: want one valid submission id, and a --valid-for that is not negative")
 		fs.Usage()
 		return exitUsage

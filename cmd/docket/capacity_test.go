@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/internal/natscluster"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/worker"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -143,7 +144,7 @@ func runCapacity(t *testing.T, p capacityPlan) capacityFigures {
 		id := fmt.Sprintf("paced-%d", i)
 		pubAt[id] = time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, err := f.js.Publish(ctx, f.subj.Jobs("default"), f.job(id, "one", pyAplusb, 0), jetstream.WithMsgID(id))
+		_, err := f.js.Publish(ctx, f.subj.QueueJobs("default"), f.job(id, "one", pyAplusb, 0), jetstream.WithMsgID(id))
 		cancel()
 		if err != nil {
 			t.Fatalf("publish %s: %v", id, err)
@@ -230,7 +231,7 @@ func (f *clusterFixture) publishWindowed(prefix string, n int, pubAt map[string]
 		ids[i] = fmt.Sprintf("%s-%d", prefix, i)
 		pubAt[ids[i]] = time.Now()
 		var err error
-		futs[i], err = f.js.PublishAsync(f.subj.Jobs("default"), f.job(ids[i], "one", pyAplusb, 0), jetstream.WithMsgID(ids[i]))
+		futs[i], err = f.js.PublishAsync(f.subj.QueueJobs("default"), f.job(ids[i], "one", pyAplusb, 0), jetstream.WithMsgID(ids[i]))
 		if err != nil {
 			f.t.Fatalf("publish %s: %v", ids[i], err)
 		}
@@ -252,7 +253,7 @@ func (f *clusterFixture) waitAllPulling(ws []*clusterWorker, within time.Duratio
 	deadline := time.Now().Add(within)
 	ctx := context.Background()
 	for {
-		cons, err := f.js.Consumer(ctx, worker.JobsStream, worker.ConsumerName("default"))
+		cons, err := f.js.Consumer(ctx, protocol.JobsStream, protocol.ConsumerName("default"))
 		if err == nil {
 			if ci, err := cons.Info(ctx); err == nil && ci.NumWaiting >= len(ws) {
 				return

@@ -16,7 +16,7 @@ import (
 
 	"github.com/docketjudge/docket/internal/natscluster"
 	"github.com/docketjudge/docket/internal/testguard"
-	"github.com/docketjudge/docket/worker"
+	"github.com/docketjudge/docket/protocol"
 	"golang.org/x/sys/unix"
 )
 
@@ -41,14 +41,14 @@ func TestClusterLeaderKill(t *testing.T) {
 	ids := inlineBurst(f, "lead")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	for k, stream := range []string{worker.JobsStream, worker.ResultsStream} {
+	for k, stream := range []string{protocol.JobsStream, protocol.ResultsStream} {
 		f.waitResults(100+300*k, 2*time.Minute)
 		leader, err := f.c.Leader(ctx, f.js, stream)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var cli *cliSubmits
-		if stream == worker.JobsStream {
+		if stream == protocol.JobsStream {
 			cli = f.startCLISubmits("lead-cli", 3, 40)
 			time.Sleep(300 * time.Millisecond) // some in flight at the kill
 		}
@@ -74,7 +74,7 @@ func TestClusterLeaderKill(t *testing.T) {
 		}
 		restarted := time.Now()
 		f.c.Restart(leader)
-		for _, s := range []string{worker.JobsStream, worker.EventsStream, worker.ResultsStream} {
+		for _, s := range []string{protocol.JobsStream, protocol.EventsStream, protocol.ResultsStream} {
 			if err := f.c.WaitCurrent(ctx, f.js, s); err != nil {
 				t.Fatal(err)
 			}
@@ -207,7 +207,7 @@ func TestClusterStoreOutage(t *testing.T) {
 	f := newClusterFixture(t, "4s", natscluster.Options{Nodes: 4, Tags: tags}, func(f *clusterFixture) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		for _, s := range []string{worker.JobsStream, worker.EventsStream, worker.ResultsStream} {
+		for _, s := range []string{protocol.JobsStream, protocol.EventsStream, protocol.ResultsStream} {
 			if err := f.c.Place(ctx, f.js, s, "queue"); err != nil {
 				f.t.Fatal(err)
 			}
@@ -225,7 +225,7 @@ func TestClusterStoreOutage(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := f.c.PlaceReplicas(ctx, f.js, "OBJ_"+worker.ProblemBucket, 1, "store"); err != nil {
+	if err := f.c.PlaceReplicas(ctx, f.js, "OBJ_"+protocol.ProblemBucket, 1, "store"); err != nil {
 		t.Fatal(err)
 	}
 	ids := f.burst("store", clusterBurst, func(i int, id string) []byte { return f.job(id, "one", pyAplusb, 0) })

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/internal/natscluster"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/worker"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -37,7 +38,7 @@ const clusterBurst = 1000
 // Cheap real submissions: a Python a+b against one test.
 var (
 	pyAplusb     = map[string]string{"main.py": "a, b = map(int, input().split())\nprint(a + b)\n"}
-	inlineAplusb = &worker.InlineProblem{Tests: []worker.InlineTest{{Input: "1 2\n", Answer: "3\n"}}, TimeMs: 3000}
+	inlineAplusb = &protocol.InlineProblem{Tests: []protocol.InlineTest{{Input: "1 2\n", Answer: "3\n"}}, TimeMs: 3000}
 )
 
 type clusterFixture struct {
@@ -48,7 +49,7 @@ type clusterFixture struct {
 	bin  string
 	env  []string
 	logs string
-	subj worker.Subjects
+	subj protocol.Subjects
 
 	mu      sync.Mutex
 	workers []*clusterWorker
@@ -89,12 +90,12 @@ func newClusterFixture(t *testing.T, ackWait string, opts natscluster.Options, p
 	}
 	t.Cleanup(nc.Close)
 	js, _ := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(512))
-	f := &clusterFixture{t: t, c: c, js: js, bin: bin, logs: t.TempDir(), subj: worker.Subjects{Prefix: "docket"}}
+	f := &clusterFixture{t: t, c: c, js: js, bin: bin, logs: t.TempDir(), subj: protocol.Subjects{Prefix: "docket"}}
 	f.q = &queueFixture{t: t, js: js, subj: f.subj}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	for { // the first R3 streams can race the meta leader's election
-		err = worker.EnsureStreams(ctx, js, worker.StreamOptions{Replicas: 3})
+		err = protocol.EnsureStreams(ctx, js, protocol.StreamOptions{Replicas: 3})
 		if err == nil || ctx.Err() != nil {
 			break
 		}
@@ -228,7 +229,7 @@ func (f *clusterFixture) kill(w *clusterWorker) {
 
 // job is one burst submission: id, inline a+b unless problem is set.
 func (f *clusterFixture) job(id, problem string, files map[string]string, timeMs int) []byte {
-	j := worker.Job{V: 1, SubmissionID: id, Language: "python3", Files: files}
+	j := protocol.Job{V: 1, SubmissionID: id, Language: "python3", Files: files}
 	if problem != "" {
 		j.Problem = problem
 	} else {
@@ -251,7 +252,7 @@ func (f *clusterFixture) burst(prefix string, n int, mk func(i int, id string) [
 	for i := range n {
 		ids[i] = fmt.Sprintf("%s-%d", prefix, i)
 		var err error
-		futs[i], err = f.js.PublishAsync(f.subj.Jobs("default"), mk(i, ids[i]), jetstream.WithMsgID(ids[i]))
+		futs[i], err = f.js.PublishAsync(f.subj.QueueJobs("default"), mk(i, ids[i]), jetstream.WithMsgID(ids[i]))
 		if err != nil {
 			f.t.Fatalf("publish %s: %v", ids[i], err)
 		}
@@ -293,7 +294,7 @@ func watchResults(t *testing.T, js jetstream.JetStream) *resultLog {
 	t.Cleanup(func() { cancel(); <-done })
 	go func() {
 		defer close(done)
-		tailStream(ctx, js, worker.ResultsStream, func(data []byte, stored time.Time) {
+		tailStream(ctx, js, protocol.ResultsStream, func(data []byte, stored time.Time) {
 			var r struct {
 				SubmissionID string `json:"submission_id"`
 				Verdict      string `json:"verdict"`
@@ -471,7 +472,7 @@ func (f *clusterFixture) audit(ids []string, want string) {
 	}
 	// The stream agrees: as many messages as ever stored (MaxMsgsPerSubject
 	// is 1, so a second result would have replaced one and raised LastSeq).
-	rs, _ := f.js.Stream(ctx, worker.ResultsStream)
+	rs, _ := f.js.Stream(ctx, protocol.ResultsStream)
 	if info, err := rs.Info(ctx); err != nil {
 		f.t.Errorf("results stream: %v", err)
 	} else if info.State.Msgs != uint64(len(ids)) || info.State.LastSeq != uint64(len(ids)) {
@@ -481,12 +482,12 @@ func (f *clusterFixture) audit(ids []string, want string) {
 	// Nothing pending: the work queue and its consumer are empty.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		cons, err := f.js.Consumer(ctx, worker.JobsStream, worker.ConsumerName("default"))
+		cons, err := f.js.Consumer(ctx, protocol.JobsStream, protocol.ConsumerName("default"))
 		var ci *jetstream.ConsumerInfo
 		if err == nil {
 			ci, err = cons.Info(ctx)
 		}
-		js, _ := f.js.Stream(ctx, worker.JobsStream)
+		js, _ := f.js.Stream(ctx, protocol.JobsStream)
 		si, serr := js.Info(ctx)
 		if err == nil && serr == nil && ci.NumPending+uint64(ci.NumAckPending) == 0 && si.State.Msgs == 0 {
 			break
@@ -502,7 +503,7 @@ func (f *clusterFixture) audit(ids []string, want string) {
 // auditEvents reads the whole events stream once and checks each id's.
 func (f *clusterFixture) auditEvents(ctx context.Context, ids []string) {
 	f.t.Helper()
-	s, err := f.js.Stream(ctx, worker.EventsStream)
+	s, err := f.js.Stream(ctx, protocol.EventsStream)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -510,12 +511,12 @@ func (f *clusterFixture) auditEvents(ctx context.Context, ids []string) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	bySub := map[string][]worker.Event{}
-	got := make(chan worker.Event, 1024)
+	bySub := map[string][]protocol.Event{}
+	got := make(chan protocol.Event, 1024)
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go tailStream(tctx, f.js, worker.EventsStream, func(data []byte, _ time.Time) {
-		var e worker.Event
+	go tailStream(tctx, f.js, protocol.EventsStream, func(data []byte, _ time.Time) {
+		var e protocol.Event
 		json.Unmarshal(data, &e)
 		select {
 		case got <- e:
@@ -563,7 +564,7 @@ func logHas(t *testing.T, path, s string) bool {
 // the bridge.
 func TestClusterTopology(t *testing.T) {
 	f := newClusterFixture(t, "10s", natscluster.Options{}, nil)
-	for i, js := range []string{worker.JobsStream, worker.EventsStream, worker.ResultsStream, "OBJ_" + worker.ProblemBucket} {
+	for i, js := range []string{protocol.JobsStream, protocol.EventsStream, protocol.ResultsStream, "OBJ_" + protocol.ProblemBucket} {
 		s, err := f.js.Stream(context.Background(), js)
 		if err != nil {
 			t.Fatal(err)

@@ -1,10 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"text/tabwriter"
-
 	"github.com/docketjudge/docket/sandbox"
 	"github.com/kelseyhightower/envconfig"
 )
@@ -53,18 +49,4 @@ func openSandbox() (*sandbox.Sandbox, error) {
 		return nil, err
 	}
 	return sandbox.New(cfg)
-}
-
-func envUsage() {
-	fmt.Fprintln(os.Stderr, "\nenvironment:")
-	for _, spec := range []any{&sandboxEnv{}, &langsEnv{}} {
-		usagef(spec)
-	}
-}
-
-// usagef lists a configuration struct's variables with their defaults.
-func usagef(spec any) {
-	tw := tabwriter.NewWriter(os.Stderr, 2, 4, 2, ' ', 0)
-	envconfig.Usagef("docket", spec, tw, "{{range .}}  {{usage_key .}}\t{{usage_type .}}\t{{if usage_default .}}default {{usage_default .}}{{else}}-{{end}}\t{{usage_description .}}\n{{end}}")
-	tw.Flush()
 }

@@ -48,7 +48,7 @@ var envGroups = []envGroup{
 		spec:     &langsEnv{},
 		commands: []string{"langs", "run", "problem check", "worker", "serve"},
 		usedBy: map[string][]string{
-			"DOCKET_CACHE_DIR":      {"run", "problem check", "worker", "serve"},
+			"DOCKET_CACHE_DIR":      {"langs", "run", "problem check", "worker", "serve"},
 			"DOCKET_WORK_DIR":       {"run", "problem check", "worker", "serve"},
 			"DOCKET_WALL_OVERSHOOT": {"run", "problem check", "worker", "serve"},
 		},
@@ -124,18 +124,23 @@ var internalEnv = []struct{ name, why string }{
 }
 
 func runConfig(args []string) int {
-	if len(args) == 1 && args[0] == "reference" {
-		if err := writeConfigReference(os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "docket config reference:", err)
-			return exitSystem
-		}
-		return exitOK
+	fs := newFlags("config", helpText{
+		synopsis: "reference",
+		about:    "Prints the configuration reference (every DOCKET_* variable: type, default,\nthe commands that use it, what it does) as Markdown; docs/config.md is its output.",
+		example:  "docket config reference > docs/config.md",
+	})
+	if code, ok := parseArgs(fs, args); !ok {
+		return code
 	}
-	fmt.Fprintf(os.Stderr, "usage: docket config reference\n\nPrints the configuration reference (every DOCKET_* variable: type, default,\nthe commands that use it, what it does) as Markdown; docs/config.md is its output.\n")
-	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-		return exitOK
+	if fs.NArg() != 1 || fs.Arg(0) != "reference" {
+		fmt.Fprintln(os.Stderr, "docket config: want the subcommand reference (docket config --help)")
+		return exitUsage
 	}
-	return exitUsage
+	if err := writeConfigReference(os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "docket config reference:", err)
+		return exitSystem
+	}
+	return exitOK
 }
 
 // envVar is one variable of a configuration struct, as envconfig sees it.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"strconv"
@@ -34,9 +33,15 @@ type execJSON struct {
 }
 
 func runExec(args []string) int {
-	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
-	cpu := fs.Duration("time", time.Second, "CPU time limit")
-	wall := fs.Duration("wall", 0, "wall time limit (default 2×time+1s)")
+	fs := newFlags("exec", helpText{
+		synopsis: "[flags] [--] CMD ARGS...",
+		about: "Runs CMD in the sandbox and prints its measurements; CMD is found in the box or on the sandbox's PATH.\n" +
+			"docket's flags come before CMD: everything from CMD on is CMD's command line.\n" +
+			"Exit: 0 OK, 1 any other status, 2 usage, 3 sandbox error.",
+		example: "docket exec --time 1s --memory 64M -- /bin/echo hello",
+	})
+	cpu := durationLimit(fs, "time", time.Second, "CPU time limit, a `duration` with a unit: 1s, 500ms")
+	wall := durationLimit(fs, "wall", 0, "wall time limit, a `duration` with a unit (default 2×time+1s)")
 	mem := fs.String("memory", "256M", "memory limit (K, M, G suffixes)")
 	procs := fs.Int("processes", 1, "processes allowed (1: fork refused, threads allowed)")
 	output := fs.String("output", "64M", "stdout cap and file-size limit")
@@ -49,12 +54,7 @@ func runExec(args []string) int {
 	cpus := fs.String("cpus", "", "pin to these CPUs (cpuset syntax)")
 	var envs multiFlag
 	fs.Var(&envs, "env", "extra KEY=VALUE for the program (repeatable)")
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: docket exec [flags] -- CMD ARGS...\n\nRuns CMD in the sandbox; CMD is found in the box or on the sandbox's PATH.\nExit: 0 OK, 1 any other status, 2 usage, 3 sandbox error.\n\nflags:\n")
-		fs.PrintDefaults()
-		envUsage()
-	}
-	if code, ok := parseArgs(fs, args); !ok {
+	if code, ok := parseLeading(fs, args); !ok {
 		return code
 	}
 	argv := fs.Args()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/bridge"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict/problem"
 	"github.com/docketjudge/docket/worker"
 )
@@ -66,7 +67,7 @@ func TestFeedbackPolicyEndToEnd(t *testing.T) {
 		{"fb-sample-none", "aplusb-jury", cppSampleWA, "", none, "sample/1", false},         // unless the policy is none
 	}
 	for _, c := range cases {
-		b, _ := json.Marshal(worker.Job{V: 1, SubmissionID: c.id, Problem: c.problem, Language: "cpp",
+		b, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: c.id, Problem: c.problem, Language: "cpp",
 			Files: map[string]string{"main.cpp": c.src}, FeedbackPolicy: c.job})
 		f.submitRaw("default", c.id, b)
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"unicode"
 
 	"github.com/docketjudge/docket/internal/safedir"
 	"github.com/docketjudge/docket/langs"
@@ -18,7 +20,7 @@ import (
 type langsEnv struct {
 	LangsFile string `envconfig:"LANGS_FILE" desc:"YAML file adding or overriding languages (see docs/languages.md)"`
 	WorkDir   string `envconfig:"WORK_DIR" desc:"where submissions are built and run while judged; must be docket's own and writable by no one else, as every directory above it unless sticky (default /var/lib/docket/work as root, $XDG_CACHE_HOME/docket-work otherwise)"`
-	CacheDir  string `envconfig:"CACHE_DIR" desc:"compiled checkers and interactors, per package digest, and (docket worker) unpacked problem packages under problems/; the same ownership rule as DOCKET_WORK_DIR (default /var/cache/docket as root, $XDG_CACHE_HOME/docket otherwise)"`
+	CacheDir  string `envconfig:"CACHE_DIR" desc:"compiled checkers and interactors, per package digest, (docket worker) unpacked problem packages under problems/, and (docket langs) the toolchains' versions, langs-versions.json; the same ownership rule as DOCKET_WORK_DIR (default /var/cache/docket as root, $XDG_CACHE_HOME/docket otherwise)"`
 	// WallOvershoot is a Decoder: a bad value fails loading like a bad int.
 	WallOvershoot overshoot.Overshoot `envconfig:"WALL_OVERSHOOT" default:"1s|10%" desc:"how long past its time limit (after the language's multiplier) a test run may take in wall-clock time before it is ended as TLE: Ns, N% of the time limit, or two joined by + (sum), | (larger) or & (smaller), as DOMjudge's timelimit overshoot; a package's docket.wall_overshoot wins"`
 }
@@ -147,11 +149,43 @@ func (d *liveDisplay) Test(i, n int, t verdict.TestResult) {
 	if t.Verdict == verdict.SK && !d.tty {
 		return
 	}
-	fmt.Fprintf(d.out, "test %3d/%-3d %-28s %-3s %6dms %8d KiB", i, n, t.Name, t.Verdict, t.TimeMs, t.MemoryKB)
+	fmt.Fprintf(d.out, "test %3d/%-3d %-28s %-12s %6dms %8d KiB", i, n, t.Name, string(t.Verdict)+runEnd(t), t.TimeMs, t.MemoryKB)
 	if t.Feedback != "" {
 		fmt.Fprintf(d.out, "  %s", oneLine(t.Feedback, 60))
 	}
 	fmt.Fprintln(d.out)
+	if t.StderrExcerpt != "" && t.Verdict != verdict.AC {
+		fmt.Fprintf(d.out, "      stderr: %s\n", strings.ReplaceAll(printable(strings.TrimRight(t.StderrExcerpt, "\n")), "\n", "\n              "))
+	}
+}
+
+// printable escapes what the judged program wrote that a terminal would
+// act on (escape sequences, carriage returns): its stderr is hostile.
+func printable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t' || unicode.IsPrint(r):
+			b.WriteRune(r)
+		default:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		}
+	}
+	return b.String()
+}
+
+// runEnd says how a runtime error's run ended: "  exit 3" or "  SIGSEGV".
+func runEnd(t verdict.TestResult) string {
+	if t.Verdict != verdict.RE {
+		return ""
+	}
+	if t.Signal != 0 {
+		if name := unix.SignalName(syscall.Signal(t.Signal)); name != "" {
+			return "  " + name
+		}
+		return fmt.Sprintf("  signal %d", t.Signal)
+	}
+	return fmt.Sprintf("  exit %d", t.ExitCode)
 }
 
 func oneLine(s string, n int) string {

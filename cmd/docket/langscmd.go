@@ -3,11 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/docketjudge/docket/internal/safedir"
 	"github.com/docketjudge/docket/langs"
 )
 
@@ -16,22 +17,22 @@ func init() {
 }
 
 func runLangs(args []string) int {
-	fs := flag.NewFlagSet("langs", flag.ContinueOnError)
+	fs := newFlags("langs", helpText{
+		synopsis: "[--json]",
+		about:    "Lists the language catalog: each language's id, aliases, extensions, time multiplier, and the\ninstalled version or why it is unavailable. Exit 2 when the languages file does not load.",
+		example:  "docket langs --json",
+	})
 	asJSON := fs.Bool("json", false, "print JSON")
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: docket langs [--json]\n\nflags:\n")
-		fs.PrintDefaults()
-		envUsage()
-	}
+	refresh := fs.Bool("refresh", false, "ask every toolchain its version again, not from the cache")
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
-	cat, _, err := loadCatalog()
+	cat, le, err := loadCatalog()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket langs:", err)
 		return exitUsage
 	}
-	av := cat.Probe(context.Background())
+	av := probeLangs(cat, le, *refresh)
 	if *asJSON {
 		printLangsJSON(av)
 		return exitOK
@@ -72,4 +73,25 @@ func printLangs(av []langs.Availability) {
 		}
 		fmt.Printf("%-11s %-22s %-18s %-16s x%-4g %s\n", l.ID, l.Name, strings.Join(l.Extensions, " "), aliases, l.TimeMultiplier, state)
 	}
+}
+
+// probeLangs asks the toolchains their versions, remembered for a day in
+// DOCKET_CACHE_DIR/langs-versions.json (a JVM's version command alone
+// takes seconds). A cache directory docket cannot trust is not used.
+func probeLangs(cat *langs.Catalog, le langsEnv, refresh bool) []langs.Availability {
+	if err := safedir.Ensure(le.CacheDir, 0o711); err != nil {
+		fmt.Fprintf(os.Stderr, "docket langs: versions not cached: cache directory (DOCKET_CACHE_DIR): %v\n", err)
+		return cat.Probe(context.Background())
+	}
+	path := filepath.Join(le.CacheDir, "langs-versions.json")
+	vc := langs.OpenVersionCache(path)
+	if refresh {
+		vc = langs.OpenVersionCache("")
+		vc.SetPath(path)
+	}
+	av := cat.ProbeCached(context.Background(), vc)
+	if err := vc.Save(); err != nil {
+		fmt.Fprintln(os.Stderr, "docket langs: version cache:", err)
+	}
+	return av
 }

@@ -3,8 +3,8 @@
 package main
 
 import (
-	"flag"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 )
@@ -28,17 +28,20 @@ const (
 	exitSystem = 3 // docket or the host failed
 )
 
-func usage() {
-	fmt.Fprintf(os.Stderr, "docket: a judge worker for online judges and contest systems\n\nusage: docket <command> [flags]\n\ncommands:\n")
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "docket: a judge worker for online judges and contest systems\n\nusage: docket <command> [flags] [arguments]\n\ncommands:\n")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(os.Stderr, "  %-10s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintf(os.Stderr, "\nEvery command takes --help. Configuration: flags and DOCKET_* environment variables.\n")
+	fmt.Fprintf(w, "\nEvery command takes --help (its flags, the DOCKET_* variables it reads, an example).\n"+
+		"Flags may come before or after arguments; \"--\" ends them (docket run --problem DIR -- -file.c).\n"+
+		"Exit codes: 0 success or AC, 1 another verdict or a failed check, 2 usage or configuration error, 3 host error.\n\n"+
+		"example:\n  docket run --problem problems/aplusb problems/aplusb/submissions/accepted/main.c\n")
 }
 
 func main() {
@@ -47,30 +50,27 @@ func main() {
 		os.Exit(escapeMain(os.Args[1:]))
 	}
 	if len(os.Args) < 2 {
-		usage()
+		usage(os.Stderr)
 		os.Exit(exitUsage)
 	}
 	name := os.Args[1]
-	if name == "help" || name == "-h" || name == "--help" {
-		usage()
+	switch name {
+	case "help", "-h", "--help":
+		if len(os.Args) > 2 {
+			if cmd, ok := commands[os.Args[2]]; ok {
+				os.Exit(cmd.run(append(os.Args[3:], "--help")))
+			}
+		}
+		usage(os.Stdout)
 		os.Exit(exitOK)
+	case "--version", "-version":
+		os.Exit(runVersion(nil))
 	}
 	cmd, ok := commands[name]
 	if !ok {
 		fmt.Fprintf(os.Stderr, "docket: unknown command %q\n\n", name)
-		usage()
+		usage(os.Stderr)
 		os.Exit(exitUsage)
 	}
 	os.Exit(cmd.run(os.Args[2:]))
-}
-
-// parseArgs parses a subcommand's flags: --help exits 0, a bad flag 2.
-func parseArgs(fs *flag.FlagSet, args []string) (int, bool) {
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK, false
-		}
-		return exitUsage, false
-	}
-	return 0, true
 }

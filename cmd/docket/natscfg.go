@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
@@ -23,7 +24,7 @@ type queueEnv struct {
 	NatsTLSCert   string          `envconfig:"NATS_TLS_CERT" desc:"client certificate for NATS"`
 	NatsTLSKey    string          `envconfig:"NATS_TLS_KEY" desc:"client key for NATS"`
 	SubjectPrefix string          `envconfig:"SUBJECT_PREFIX" default:"docket" desc:"prefix of every subject"`
-	Queue         string          `envconfig:"QUEUE" default:"default" desc:"queue this worker takes jobs from (docket.jobs.<queue>)"`
+	Queue         string          `envconfig:"QUEUE" default:"default" desc:"queue this worker takes jobs from, and docket submit publishes to (docket.jobs.<queue>.<submission_id>): 1-64 characters of [A-Za-z0-9_-]"`
 	AckWait       time.Duration   `envconfig:"ACK_WAIT" default:"30s" desc:"time before an unacknowledged job is redelivered; heartbeats every third of it"`
 	MaxDeliver    int             `envconfig:"MAX_DELIVER" default:"5" desc:"deliveries before a job gets a final SE result"`
 	BackOff       []time.Duration `envconfig:"BACKOFF" desc:"redelivery delays after the 1st, 2nd, ... unacknowledged delivery, comma-separated (e.g. 10s,30s,2m; at most MAX_DELIVER entries); when set the server uses them in place of ACK_WAIT"`
@@ -41,6 +42,12 @@ func loadQueueEnv() (queueEnv, error) {
 	var e queueEnv
 	err := envProcess(&e)
 	return e, err
+}
+
+// streams are the stream options of this configuration: every process
+// that may create a stream is given the same.
+func (e queueEnv) streams() protocol.StreamOptions {
+	return protocol.StreamOptions{Prefix: e.SubjectPrefix, Replicas: e.Replicas}
 }
 
 func (e queueEnv) logger(component string) zerolog.Logger {
@@ -71,6 +78,15 @@ func (e queueEnv) connect(name string) (*nats.Conn, error) {
 		return nil, fmt.Errorf("connect to NATS at %s: %w", e.NatsURL, err)
 	}
 	return nc, nil
+}
+
+// closeFlushed closes a connection once what it sent has reached the
+// server: a job's last ack, sent just before the process exits, must not
+// be lost with the process (nats.Conn.Drain only starts draining and
+// returns, so a process that exits after it may lose it).
+func closeFlushed(nc *nats.Conn) {
+	nc.FlushTimeout(5 * time.Second)
+	nc.Close()
 }
 
 func jsFor(nc *nats.Conn) (jetstream.JetStream, error) { return jetstream.New(nc) }

@@ -4,16 +4,20 @@ import (
 	"context"
 	"errors"
 
-	"flag"
 	"fmt"
-	"github.com/docketjudge/docket/worker"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
+	"io"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"text/tabwriter"
 	"time"
+
+	"github.com/docketjudge/docket/protocol"
+	"github.com/docketjudge/docket/worker"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/docketjudge/docket/verdict"
 	"github.com/docketjudge/docket/verdict/problem"
@@ -36,10 +40,29 @@ var expected = map[string]verdict.Verdict{
 	"partially_accepted":    verdict.AC, // with a score strictly between 0 and the maximum
 }
 
+const problemUsage = `usage: docket problem <subcommand> [flags] [arguments]
+
+Problem packages (docs/problems.md).
+
+subcommands:
+  check DIR     judge every program under DIR/submissions/<expected>/ and report any that
+                misses its expected verdict; exit 1 if any did
+  push DIR...   validate packages and upload them to the store (bucket docket-problems on DOCKET_NATS_URL)
+  list          the packages in the store
+
+Each subcommand takes --help (its flags and the DOCKET_* variables it reads).
+
+example:
+  docket problem check problems/aplusb && docket problem push problems/aplusb
+`
+
 func runProblem(args []string) int {
-	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" {
-		fmt.Fprintf(os.Stderr, "usage: docket problem check DIR | push DIR... | list\n\n  push DIR    validate and upload packages to the store (DOCKET_NATS_URL)\n  list        the packages in the store\n  check DIR   judge every program under DIR/submissions/<expected>/ and report any that\n              misses its expected verdict (accepted, wrong_answer, time_limit_exceeded,\n              run_time_error, memory_limit_exceeded, output_limit_exceeded, compile_error,\n              partially_accepted); exit 1 if any did\n")
-		envUsage()
+	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" || args[0] == "help" {
+		w := os.Stdout
+		if len(args) == 0 {
+			w = os.Stderr
+		}
+		fmt.Fprint(w, problemUsage)
 		if len(args) == 0 {
 			return exitUsage
 		}
@@ -58,21 +81,29 @@ func runProblem(args []string) int {
 }
 
 func runProblemCheck(args []string) int {
-	fs := flag.NewFlagSet("problem check", flag.ContinueOnError)
+	fs := newFlags("problem check", helpText{
+		synopsis: "[-v] DIR",
+		about: "Loads the package in DIR, builds its checker and interactor, and judges every program under\n" +
+			"DIR/submissions/<expected>/, where <expected> is one of accepted, wrong_answer, time_limit_exceeded,\n" +
+			"run_time_error, memory_limit_exceeded, output_limit_exceeded, compile_error, presentation_error,\n" +
+			"partially_accepted. Each step is shown on stderr. Exit: 0 every program got its expected verdict,\n" +
+			"1 one did not, or the package does not load or has no submissions/, 2 usage, 3 host error.",
+		example: "docket problem check problems/aplusb",
+	})
 	verbose := fs.Bool("v", false, "print every test")
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "docket problem check: one problem directory")
+		fmt.Fprintln(os.Stderr, "docket problem check: want one problem directory (docket problem check --help)")
 		return exitUsage
 	}
 	dir := fs.Arg(0)
-	p, err := problem.Load(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket problem check:", err)
-		return exitFailed
+	p, subs, code := loadForCheck(dir)
+	if p == nil {
+		return code
 	}
+	step("opening the sandbox")
 	j, release, err := newJudge()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket problem check:", err)
@@ -80,61 +111,17 @@ func runProblemCheck(args []string) int {
 	}
 	defer release()
 	fmt.Printf("%s (%s): %d tests, digest %s\n", p.ID, p.Name, len(p.Tests), p.Digest[:19])
+	step("building the checker and interactor, if any")
 	if err := j.Prepare(p); err != nil {
 		fmt.Println("  FAIL", err)
 		return exitFailed
 	}
-	subs, err := listSubmissions(filepath.Join(dir, "submissions"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket problem check:", err)
-		return exitFailed
-	}
-	if len(subs) == 0 {
-		fmt.Fprintln(os.Stderr, "docket problem check: no submissions/<expected>/ programs to check")
-		return exitFailed
-	}
+	step("judging %d submissions", len(subs))
 	failed := 0
 	for _, s := range subs {
-		want, known := expected[s.expect]
-		if !known {
-			fmt.Printf("  SKIP %-40s unknown expected-verdict directory %q\n", s.rel, s.expect)
-			continue
-		}
-		sub, err := readSubmission(j.Langs, "", []string{s.path})
-		if err != nil {
-			fmt.Printf("  FAIL %-40s %v\n", s.rel, err)
-			failed++
-			continue
-		}
-		start := time.Now()
-		opt := verdict.Options{}
-		if *verbose {
-			opt.Observer = &liveDisplay{out: os.Stdout}
-		}
-		res := j.Judge(judgeCtx(), p, sub, opt)
-		ok := meetsExpectation(res, p.Kind, s.expect, want)
-		mark := "ok  "
-		if !ok {
-			mark = "FAIL"
+		if !checkSubmission(j, p, s, *verbose) {
 			failed++
 		}
-		detail := fmt.Sprintf("%-3s score %g/%g  %dms", res.Verdict, res.Score, res.MaxScore, res.TimeMs)
-		if !ok {
-			detail += fmt.Sprintf("  (expected %s)", s.expect)
-			if res.Error != "" {
-				detail += ": " + res.Error
-			} else if !res.Compile.OK {
-				detail += ": " + oneLine(res.Compile.Log, 200)
-			} else {
-				for _, t := range res.Tests {
-					if t.Verdict != verdict.AC && t.Verdict != verdict.SK {
-						detail += fmt.Sprintf(": test %s %s %s", t.Name, t.Verdict, oneLine(t.Feedback, 120))
-						break
-					}
-				}
-			}
-		}
-		fmt.Printf("  %s %-40s %-10s %s  (%.1fs)\n", mark, s.rel, sub.Language, detail, time.Since(start).Seconds())
 	}
 	if failed > 0 {
 		fmt.Printf("%d of %d submissions missed their expected verdict\n", failed, len(subs))
@@ -142,6 +129,84 @@ func runProblemCheck(args []string) int {
 	}
 	fmt.Printf("all %d submissions got their expected verdict\n", len(subs))
 	return exitOK
+}
+
+// step shows a long operation's progress on stderr.
+func step(f string, a ...any) { fmt.Fprintf(os.Stderr, "* "+f+"\n", a...) }
+
+// loadForCheck loads the package in dir and lists its submissions/; a nil
+// problem means the check cannot go on, with code the exit code.
+func loadForCheck(dir string) (*problem.Problem, []pkgSubmission, int) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		fmt.Fprintf(os.Stderr, "docket problem check: %s is not a directory\n", dir)
+		return nil, nil, exitUsage
+	}
+	step("loading the package %s", dir)
+	p, err := problem.Load(dir)
+	if err != nil {
+		printLoadError(os.Stderr, "docket problem check", err)
+		return nil, nil, exitFailed
+	}
+	subs, err := listSubmissions(filepath.Join(dir, "submissions"))
+	switch {
+	case errors.Is(err, iofs.ErrNotExist):
+		fmt.Fprintf(os.Stderr, "docket problem check: %s has no submissions/ directory, so there is nothing to check: put programs under submissions/accepted/, submissions/wrong_answer/, ... (docs/problems.md)\n", dir)
+		return nil, nil, exitFailed
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "docket problem check:", err)
+		return nil, nil, exitFailed
+	case len(subs) == 0:
+		fmt.Fprintf(os.Stderr, "docket problem check: %s/submissions/ holds no programs under an <expected>/ directory (accepted, wrong_answer, ...): nothing to check\n", dir)
+		return nil, nil, exitFailed
+	}
+	return p, subs, exitOK
+}
+
+// checkSubmission judges one program of submissions/ and prints whether
+// it got its expected verdict; false when it did not (or would not load).
+func checkSubmission(j *verdict.Judge, p *problem.Problem, s pkgSubmission, verbose bool) bool {
+	want, known := expected[s.expect]
+	if !known {
+		fmt.Printf("  SKIP %-40s unknown expected-verdict directory %q\n", s.rel, s.expect)
+		return true
+	}
+	sub, err := readSubmission(j.Langs, "", []string{s.path})
+	if err != nil {
+		fmt.Printf("  FAIL %-40s %v\n", s.rel, err)
+		return false
+	}
+	start := time.Now()
+	opt := verdict.Options{}
+	if verbose {
+		opt.Observer = &liveDisplay{out: os.Stdout}
+	}
+	res := j.Judge(judgeCtx(), p, sub, opt)
+	ok := meetsExpectation(res, p.Kind, s.expect, want)
+	mark := "ok  "
+	detail := fmt.Sprintf("%-3s score %g/%g  %dms", res.Verdict, res.Score, res.MaxScore, res.TimeMs)
+	if !ok {
+		mark = "FAIL"
+		detail += fmt.Sprintf("  (expected %s)", s.expect) + missDetail(res)
+	}
+	fmt.Printf("  %s %-40s %-10s %s  (%.1fs)\n", mark, s.rel, sub.Language, detail, time.Since(start).Seconds())
+	return ok
+}
+
+// missDetail says why a result missed: its error, the compiler's log, or
+// the first test that failed.
+func missDetail(res *verdict.Result) string {
+	if res.Error != "" {
+		return ": " + res.Error
+	}
+	if !res.Compile.OK {
+		return ": " + oneLine(res.Compile.Log, 200)
+	}
+	for _, t := range res.Tests {
+		if t.Verdict != verdict.AC && t.Verdict != verdict.SK {
+			return fmt.Sprintf(": test %s %s %s", t.Name, t.Verdict, oneLine(t.Feedback, 120))
+		}
+	}
+	return ""
 }
 
 type pkgSubmission struct {
@@ -174,10 +239,28 @@ func listSubmissions(root string) ([]pkgSubmission, error) {
 }
 
 func runProblemPush(args []string) int {
+	fs := newFlags("problem push", helpText{
+		synopsis: "DIR...",
+		about: "Validates each package directory and uploads it to the store (object store bucket docket-problems),\n" +
+			"where workers and docket submit find it by its id. Each step is shown on stderr.\n" +
+			"Exit: 0 all pushed, 1 a package did not load or upload, 2 usage, 3 NATS unreachable.",
+		example: "docket problem push problems/aplusb problems/floats",
+	})
+	if code, ok := parseArgs(fs, args); !ok {
+		return code
+	}
+	args = fs.Args()
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "docket problem push DIR...")
+		fmt.Fprintln(os.Stderr, "docket problem push: want at least one DIR (docket problem push --help)")
 		return exitUsage
 	}
+	for _, dir := range args {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			fmt.Fprintf(os.Stderr, "docket problem push: %s is not a directory; nothing was pushed\n", dir)
+			return exitUsage
+		}
+	}
+	fmt.Fprintf(os.Stderr, "* connecting to NATS\n")
 	qe, nc, code := dialNATS("docket problem push")
 	if nc == nil {
 		return code
@@ -186,15 +269,16 @@ func runProblemPush(args []string) int {
 	js, _ := jsFor(nc)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := worker.EnsureStreams(ctx, js, worker.StreamOptions{Prefix: qe.SubjectPrefix, Replicas: qe.Replicas}); err != nil {
+	if err := protocol.EnsureStreams(ctx, js, qe.streams()); err != nil {
 		fmt.Fprintln(os.Stderr, "docket problem push:", err)
 		return exitSystem
 	}
 	failed := false
 	for _, dir := range args {
+		fmt.Fprintf(os.Stderr, "* validating and uploading %s\n", dir)
 		p, info, err := worker.Push(ctx, js, dir)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "docket problem push %s: %v\n", dir, err)
+			printLoadError(os.Stderr, "docket problem push "+dir, err)
 			failed = true
 			continue
 		}
@@ -207,6 +291,17 @@ func runProblemPush(args []string) int {
 }
 
 func runProblemList(args []string) int {
+	fs := newFlags("problem list", helpText{
+		about:   "Lists the packages in the store: id, name, size, digest, when pushed.",
+		example: "docket problem list",
+	})
+	if code, ok := parseArgs(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintln(os.Stderr, "docket problem list: takes no arguments")
+		return exitUsage
+	}
 	_, nc, code := dialNATS("docket problem list")
 	if nc == nil {
 		return code
@@ -215,7 +310,7 @@ func runProblemList(args []string) int {
 	js, _ := jsFor(nc)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	obs, err := js.ObjectStore(ctx, worker.ProblemBucket)
+	obs, err := js.ObjectStore(ctx, protocol.ProblemBucket)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket problem list:", err)
 		return exitSystem
@@ -225,8 +320,14 @@ func runProblemList(args []string) int {
 		fmt.Fprintln(os.Stderr, "docket problem list:", err)
 		return exitSystem
 	}
+	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tBYTES\tDIGEST\tPUSHED")
 	for _, o := range list {
-		fmt.Printf("%-24s %-32s %8d bytes  %s  %s\n", o.Name, o.Description, o.Size, o.Metadata["problem_digest"], o.ModTime.Format(time.RFC3339))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", o.Name, o.Description, o.Size, o.Metadata["problem_digest"], o.ModTime.Format(time.RFC3339))
+	}
+	tw.Flush()
+	if len(list) == 0 {
+		fmt.Fprintln(os.Stderr, "no problems in the store: docket problem push DIR")
 	}
 	return exitOK
 }
@@ -245,4 +346,17 @@ func dialNATS(cmd string) (queueEnv, *nats.Conn, int) {
 		return qe, nil, exitSystem
 	}
 	return qe, nc, exitOK
+}
+
+// printLoadError writes err, a package's errors one per line.
+func printLoadError(w io.Writer, cmd string, err error) {
+	var le *problem.LoadError
+	if !errors.As(err, &le) || len(le.Errors) < 2 {
+		fmt.Fprintf(w, "%s: %v\n", cmd, err)
+		return
+	}
+	fmt.Fprintf(w, "%s: problem package %s: %d errors:\n", cmd, le.Dir, len(le.Errors))
+	for _, e := range le.Errors {
+		fmt.Fprintf(w, "  - %s\n", e)
+	}
 }

@@ -42,6 +42,32 @@ func TestExampleProblems(t *testing.T) {
 	}
 }
 
+// A runtime error says why: its exit code, and the excerpt of its stderr
+// where the traceback names the exception.
+func TestRunJSONStderrExcerpt(t *testing.T) {
+	needRoot(t)
+	bin := docketBinary(t)
+	cmd := exec.Command(bin, "run", "--json", "--problem", "../../problems/aplusb", "../../problems/aplusb/submissions/run_time_error/raises.py")
+	cmd.Env = append(os.Environ(), "DOCKET_SANDBOX_DIR="+t.TempDir())
+	out, _ := cmd.Output()
+	var res struct {
+		Verdict string `json:"verdict"`
+		Tests   []struct {
+			Verdict       string `json:"verdict"`
+			ExitCode      int    `json:"exit_code"`
+			StderrExcerpt string `json:"stderr_excerpt"`
+		} `json:"tests"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil || len(res.Tests) == 0 {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	first := res.Tests[0]
+	if res.Verdict != "RE" || first.ExitCode != 1 || !strings.HasPrefix(first.StderrExcerpt, "Traceback") ||
+		!strings.Contains(first.StderrExcerpt, "ValueError: refusing to add") {
+		t.Errorf("verdict %s, first test %+v; want RE, exit 1 and the traceback", res.Verdict, first)
+	}
+}
+
 // docket run --json prints the result of the wire protocol and exits 1 on
 // anything but AC.
 func TestRunJSON(t *testing.T) {

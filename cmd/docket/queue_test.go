@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/docketjudge/docket/internal/natscluster"
 	"github.com/docketjudge/docket/internal/natstest"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/worker"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -32,7 +34,7 @@ type queueFixture struct {
 	nc   *nats.Conn
 	js   jetstream.JetStream
 	env  []string
-	subj worker.Subjects
+	subj protocol.Subjects
 }
 
 func newQueueFixture(t *testing.T, ackWait string) *queueFixture {
@@ -42,7 +44,7 @@ func newQueueFixture(t *testing.T, ackWait string) *queueFixture {
 	nc, js := natstest.Connect(t, ns)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := worker.EnsureStreams(ctx, js, worker.StreamOptions{}); err != nil {
+	if err := protocol.EnsureStreams(ctx, js, protocol.StreamOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"aplusb", "guess-kattis"} {
@@ -50,7 +52,7 @@ func newQueueFixture(t *testing.T, ackWait string) *queueFixture {
 			t.Fatal(err)
 		}
 	}
-	f := &queueFixture{t: t, bin: docketBinary(t), url: ns.ClientURL(), nc: nc, js: js, subj: worker.Subjects{Prefix: "docket"}}
+	f := &queueFixture{t: t, bin: docketBinary(t), url: ns.ClientURL(), nc: nc, js: js, subj: protocol.Subjects{Prefix: "docket"}}
 	f.env = append(os.Environ(), "DOCKET_NATS_URL="+f.url, "DOCKET_ACK_WAIT="+ackWait, "DOCKET_MAX_DELIVER=4",
 		"DOCKET_METRICS_ADDR=", "DOCKET_MAX_SOURCE_BYTES=65536", "DOCKET_SANDBOX_DIR="+t.TempDir(), "DOCKET_CACHE_DIR="+t.TempDir(), "DOCKET_GRACE=20s")
 	return f
@@ -69,19 +71,25 @@ func (f *queueFixture) startWorker(name string) *exec.Cmd {
 	return cmd
 }
 
+// submitRaw publishes a job as a backend does: on
+// docket.jobs.<queue>.<msgID>, or, when msgID is not a valid id (a test
+// of bad jobs), on the subject's first form.
 func (f *queueFixture) submitRaw(queue, msgID string, body []byte) {
 	f.t.Helper()
-	opts := []jetstream.PublishOpt{}
+	opts, subject := []jetstream.PublishOpt{}, f.subj.QueueJobs(queue)
 	if msgID != "" {
 		opts = append(opts, jetstream.WithMsgID(msgID))
 	}
-	if _, err := f.js.Publish(context.Background(), f.subj.Jobs(queue), body, opts...); err != nil {
+	if protocol.ValidID(msgID) {
+		subject = f.subj.Job(queue, msgID)
+	}
+	if _, err := f.js.Publish(context.Background(), subject, body, opts...); err != nil {
 		f.t.Fatal(err)
 	}
 }
 
 func (f *queueFixture) submit(id, problem, lang string, files map[string]string) {
-	b, _ := json.Marshal(worker.Job{V: 1, SubmissionID: id, Problem: problem, Language: lang, Files: files})
+	b, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: id, Problem: problem, Language: lang, Files: files})
 	f.submitRaw("default", id, b)
 }
 
@@ -89,7 +97,7 @@ func (f *queueFixture) submit(id, problem, lang string, files map[string]string)
 func (f *queueFixture) result(id string, within time.Duration) map[string]any {
 	f.t.Helper()
 	deadline := time.Now().Add(within)
-	s, _ := f.js.Stream(context.Background(), worker.ResultsStream)
+	s, _ := f.js.Stream(context.Background(), protocol.ResultsStream)
 	for time.Now().Before(deadline) {
 		m, err := s.GetLastMsgForSubject(context.Background(), f.subj.Results(id))
 		if err == nil {
@@ -104,13 +112,13 @@ func (f *queueFixture) result(id string, within time.Duration) map[string]any {
 }
 
 // events returns a submission's events in order.
-func (f *queueFixture) events(id string) []worker.Event {
-	s, _ := f.js.Stream(context.Background(), worker.EventsStream)
+func (f *queueFixture) events(id string) []protocol.Event {
+	s, _ := f.js.Stream(context.Background(), protocol.EventsStream)
 	oc, err := s.OrderedConsumer(context.Background(), jetstream.OrderedConsumerConfig{FilterSubjects: []string{f.subj.Events(id)}})
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	var out []worker.Event
+	var out []protocol.Event
 	for {
 		batch, err := oc.FetchNoWait(100)
 		if err != nil {
@@ -118,7 +126,7 @@ func (f *queueFixture) events(id string) []worker.Event {
 		}
 		n := 0
 		for m := range batch.Messages() {
-			var e worker.Event
+			var e protocol.Event
 			json.Unmarshal(m.Data(), &e)
 			out = append(out, e)
 			n++
@@ -131,12 +139,12 @@ func (f *queueFixture) events(id string) []worker.Event {
 }
 
 func (f *queueFixture) pendingJobs() uint64 {
-	s, _ := f.js.Stream(context.Background(), worker.JobsStream)
+	s, _ := f.js.Stream(context.Background(), protocol.JobsStream)
 	info, _ := s.Info(context.Background())
 	return info.State.Msgs
 }
 
-func finals(evs []worker.Event) int {
+func finals(evs []protocol.Event) int {
 	n := 0
 	for _, e := range evs {
 		if e.Type == "final" {
@@ -160,9 +168,12 @@ func TestWorkerEndToEnd(t *testing.T) {
 		t.Errorf("result %v", r)
 	}
 	evs := f.events("e2e-ok")
+	if len(evs) == 0 || evs[0].Type != protocol.EventStarted || evs[0].Problem != "aplusb" || evs[0].Language != "cpp" {
+		t.Errorf("the started event does not name the problem and the language: %+v", evs)
+	}
 	types := []string{}
 	for _, e := range evs {
-		types = append(types, e.Type)
+		types = append(types, string(e.Type))
 	}
 	joined := strings.Join(types, ",")
 	if !strings.HasPrefix(joined, "started,compile,test") || !strings.HasSuffix(joined, "final") || finals(evs) != 1 {
@@ -212,8 +223,8 @@ func TestRedeliveryAfterKill(t *testing.T) {
 	w1 := f.startWorker("w1")
 	// A solution that takes ~1.5 s per test keeps w1 busy.
 	slow := "#include <iostream>\n#include <ctime>\nint main(){long long a,b;std::cin>>a>>b;clock_t s=clock();while(clock()-s<CLOCKS_PER_SEC*3/2);std::cout<<a+b<<\"\\n\";}\n"
-	b, _ := json.Marshal(worker.Job{V: 1, SubmissionID: "redeliver", Problem: "aplusb", Language: "cpp",
-		Files: map[string]string{"main.cpp": slow}, Limits: &worker.JobLimits{TimeMs: 5000}})
+	b, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: "redeliver", Problem: "aplusb", Language: "cpp",
+		Files: map[string]string{"main.cpp": slow}, Limits: &protocol.JobLimits{TimeMs: 5000}})
 	f.submitRaw("default", "redeliver", b)
 	// Wait until w1 has started judging it.
 	deadline := time.Now().Add(60 * time.Second)
@@ -248,8 +259,10 @@ func TestRedeliveryAfterKill(t *testing.T) {
 func TestWorkerDrainsOnSIGTERM(t *testing.T) {
 	f := newQueueFixture(t, "10s")
 	w := f.startWorker("w")
-	slow := "#include <iostream>\n#include <ctime>\nint main(){long long a,b;std::cin>>a>>b;clock_t s=clock();while(clock()-s<CLOCKS_PER_SEC/2);std::cout<<a+b<<\"\\n\";}\n"
-	b, _ := json.Marshal(worker.Job{V: 1, SubmissionID: "drain", Problem: "aplusb", Language: "cpp", Files: map[string]string{"main.cpp": slow}})
+	// Slow by sleeping, not spinning: a spin's wall time grows with the
+	// machine's load and would reach the wall limit (TLE) on a busy one.
+	slow := "#include <iostream>\n#include <unistd.h>\nint main(){long long a,b;std::cin>>a>>b;usleep(500000);std::cout<<a+b<<\"\\n\";}\n"
+	b, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: "drain", Problem: "aplusb", Language: "cpp", Files: map[string]string{"main.cpp": slow}})
 	f.submitRaw("default", "drain", b)
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) && len(f.events("drain")) < 3 {
@@ -306,8 +319,8 @@ func TestMaxDeliveriesGiveUp(t *testing.T) {
 	}
 	w1 := f.startWorker("w1")
 	slow := "#include <iostream>\n#include <ctime>\nint main(){long long a,b;std::cin>>a>>b;clock_t s=clock();while(clock()-s<CLOCKS_PER_SEC*3/2);std::cout<<a+b<<\"\\n\";}\n"
-	b, _ := json.Marshal(worker.Job{V: 1, SubmissionID: "give-up", Problem: "aplusb", Language: "cpp",
-		Files: map[string]string{"main.cpp": slow}, Limits: &worker.JobLimits{TimeMs: 5000}})
+	b, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: "give-up", Problem: "aplusb", Language: "cpp",
+		Files: map[string]string{"main.cpp": slow}, Limits: &protocol.JobLimits{TimeMs: 5000}})
 	f.submitRaw("default", "give-up", b)
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) && len(f.events("give-up")) < 2 {
@@ -331,12 +344,15 @@ func TestMaxDeliveriesGiveUp(t *testing.T) {
 
 // docket serve keeps its data: jobs queued while no worker runs are
 // judged after a restart.
+// While no worker runs, the bridge answers a submitted job 202 "queued"
+// (docket submit publishes on docket.jobs.<queue>.<id>), and an unknown
+// id 404.
 func TestServeRestartKeepsQueuedJobs(t *testing.T) {
 	needRoot(t)
 	bin := docketBinary(t)
 	data := t.TempDir()
-	port := freePort(t)
-	env := append(os.Environ(), "DOCKET_NATS_LISTEN=127.0.0.1:"+port, "DOCKET_BRIDGE_ADDR=127.0.0.1:"+freePort(t),
+	port, bridgeAddr := freePort(t), "127.0.0.1:"+freePort(t)
+	env := append(os.Environ(), "DOCKET_NATS_LISTEN=127.0.0.1:"+port, "DOCKET_BRIDGE_ADDR="+bridgeAddr,
 		"DOCKET_NATS_URL=nats://127.0.0.1:"+port, "DOCKET_SANDBOX_DIR="+t.TempDir(), "DOCKET_CACHE_DIR="+t.TempDir(), "DOCKET_METRICS_ADDR=")
 	serve := func(workers string) *exec.Cmd {
 		cmd := exec.Command(bin, "serve", "--data", data, "--problems", "../../problems", "--workers", workers)
@@ -351,11 +367,21 @@ func TestServeRestartKeepsQueuedJobs(t *testing.T) {
 		return cmd
 	}
 	s1 := serve("0")
+	// The bridge listens once ./problems is pushed: docket submit checks
+	// that the problem is in the store.
+	waitPort(t, bridgeAddr)
 	for i := 0; i < 3; i++ {
 		sub := exec.Command(bin, "submit", "--problem", "aplusb", "--id", fmt.Sprintf("restart-%d", i), "../../problems/aplusb/submissions/accepted/main.cpp")
 		sub.Env = env
 		if out, err := sub.CombinedOutput(); err != nil {
 			t.Fatalf("submit: %v %s", err, out)
+		}
+	}
+	waitPort(t, bridgeAddr)
+	for id, want := range map[string]string{"restart-0": `"state":"queued"`, "restart-never": "unknown submission"} {
+		code, body := bridgeGet(t, bridgeAddr, data, "/v1/submissions/"+id)
+		if !strings.Contains(body, want) || (code != 202) != (id == "restart-never") {
+			t.Errorf("GET %s with no worker: %d %s, want %s", id, code, body, want)
 		}
 	}
 	s1.Process.Signal(syscall.SIGTERM)
@@ -369,12 +395,30 @@ func TestServeRestartKeepsQueuedJobs(t *testing.T) {
 	}
 	defer nc.Close()
 	js, _ := jetstream.New(nc)
-	f := &queueFixture{t: t, js: js, subj: worker.Subjects{Prefix: "docket"}}
+	f := &queueFixture{t: t, js: js, subj: protocol.Subjects{Prefix: "docket"}}
 	for i := 0; i < 3; i++ {
 		if r := f.result(fmt.Sprintf("restart-%d", i), 90*time.Second); r["verdict"] != "AC" {
 			t.Errorf("restart-%d: %v", i, r)
 		}
 	}
+}
+
+// bridgeGet asks serve's bridge for path with its operator token.
+func bridgeGet(t *testing.T, addr, data, path string) (int, string) {
+	t.Helper()
+	tok, err := os.ReadFile(filepath.Join(data, "bridge-token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", "http://"+addr+path, nil)
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
 
 // freePort is a port outside the ephemeral range (see natscluster.FreePort).

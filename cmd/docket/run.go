@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"sort"
@@ -18,19 +17,19 @@ func init() {
 }
 
 func runRun(args []string) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs := newFlags("run", helpText{
+		synopsis: "--problem DIR [--lang L] [--entry NAME] [--time-limit 2s] [--json] FILE...",
+		about: "Judges FILE... locally against a problem package with the same pipeline as the worker, without NATS.\n" +
+			"Exit: 0 AC, 1 any other verdict, 2 usage (a package or FILE that will not load, an unknown language,\na bad limit), 3 system. With --json, stdout is a result even then: verdict SE, the reason in error.",
+		example: "docket run problems/aplusb/submissions/accepted/main.c --problem problems/aplusb --time-limit 2s",
+	})
 	dir := fs.String("problem", "", "problem package directory (required)")
 	lang := fs.String("lang", "", "language id (default: from the first file's extension)")
-	tl := fs.Duration("time-limit", 0, "time limit per test (default: the package's)")
-	mem := fs.Int("memory", 0, "memory limit in MiB (default: the package's)")
+	tl := durationLimit(fs, "time-limit", 0, "time limit per test, a `duration` with a unit: 2s, 1500ms (default: the package's)")
+	mem := positiveInt(fs, "memory", "memory limit in `MiB` (default: the package's)")
 	entry := fs.String("entry", "", "entry point: the main source file, or for Java and Kotlin the main class (default: the rules of docs/languages.md)")
 	all := fs.Bool("all", false, "run every test of a pass-fail problem, not stopping at the first failure")
 	asJSON := fs.Bool("json", false, "print only the result JSON")
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: docket run --problem DIR [--lang L] [--entry NAME] [--time-limit 2s] [--json] FILE...\n\nJudges locally with the same pipeline as the worker. Exit: 0 AC, 1 any other verdict, 2 usage (a package or FILE that will not load), 3 system.\nWith --json, stdout is a result even then: verdict SE, the reason in error.\n\nflags:\n")
-		fs.PrintDefaults()
-		envUsage()
-	}
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
@@ -48,7 +47,11 @@ func runRun(args []string) int {
 	}
 	p, err := problem.Load(*dir)
 	if err != nil {
-		return fail(exitUsage, err)
+		printLoadError(os.Stderr, "docket run", err)
+		if *asJSON {
+			printJSON(verdict.SystemError(err.Error()))
+		}
+		return exitUsage
 	}
 	j, release, err := newJudge()
 	if err != nil {
@@ -58,6 +61,9 @@ func runRun(args []string) int {
 	sub, err := readSubmission(j.Langs, *lang, fs.Args())
 	if err != nil {
 		return fail(exitUsage, err)
+	}
+	if _, err := j.Langs.Lookup(sub.Language); err != nil {
+		return fail(exitUsage, err) // a --lang the catalog does not know
 	}
 	sub.EntryPoint = *entry
 	opt := verdict.Options{TimeLimit: *tl, MemoryMB: *mem, RunAll: *all}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -35,13 +34,14 @@ type selftestReport struct {
 }
 
 func runSelftest(args []string) int {
-	fs := flag.NewFlagSet("selftest", flag.ContinueOnError)
+	fs := newFlags("selftest", helpText{
+		synopsis: "[--json]",
+		about: "Probes namespaces, uid switch, cgroup version and controllers and seccomp, runs the\n" +
+			"built-in escape checks, and prints the isolation level. Exit 0 when the configured\n" +
+			"minimum level (DOCKET_SANDBOX_MIN_LEVEL, default full) is met and every check passed.",
+		example: "docket selftest --json",
+	})
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: docket selftest [--json]\n\nProbes namespaces, uid switch, cgroup version and controllers and seccomp, runs the\nbuilt-in escape checks, and prints the isolation level. Exit 0 when the configured\nminimum level (DOCKET_SANDBOX_MIN_LEVEL, default full) is met and every check passed.\n\nflags:\n")
-		fs.PrintDefaults()
-		envUsage()
-	}
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/worker"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -45,18 +45,16 @@ func runServe(args []string) int {
 		fmt.Fprintln(os.Stderr, "docket serve:", err)
 		return exitUsage
 	}
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs := newFlags("serve", helpText{
+		synopsis: "[--data DIR] [--problems DIR] [--workers N] [--feedback-policy samples|all|none]",
+		about: "The single-machine default: an embedded NATS JetStream server, in-process workers, the SSE bridge,\n" +
+			"and the packages under --problems pushed at start. Runs until SIGTERM or SIGINT.",
+		example: "docket serve --workers 2",
+	})
 	data := fs.String("data", se.DataDir, "JetStream data directory")
 	problems := fs.String("problems", "./problems", "directory of problem packages pushed at start (each subdirectory with a problem.yaml)")
 	workers := fs.Int("workers", 1, "in-process workers (0 allowed)")
 	feedback := fs.String("feedback-policy", "", feedbackFlag)
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: docket serve [--data DIR] [--problems DIR] [--workers N] [--feedback-policy samples|all|none]\n\nflags:\n")
-		fs.PrintDefaults()
-		envUsageAll()
-		usagef(&workerEnv{})
-		usagef(&serveEnv{})
-	}
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
@@ -88,11 +86,11 @@ func runServe(args []string) int {
 		log.Error().Err(err).Msg("connect to the embedded server")
 		return exitSystem
 	}
-	defer nc.Drain()
+	defer closeFlushed(nc)
 	js, _ := jsFor(nc)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	if err := worker.EnsureStreams(ctx, js, worker.StreamOptions{Prefix: qe.SubjectPrefix, Replicas: 1}); err != nil {
+	if err := protocol.EnsureStreams(ctx, js, protocol.StreamOptions{Prefix: qe.SubjectPrefix, Replicas: 1}); err != nil {
 		log.Error().Err(err).Msg("streams")
 		return exitSystem
 	}
@@ -109,7 +107,7 @@ func runServe(args []string) int {
 			log.Error().Err(err).Msg("worker connection")
 			return exitSystem
 		}
-		defer wnc.Drain()
+		defer closeFlushed(wnc)
 		w, release, err := startWorker(ctx, wnc, qe, fb, metrics, qe.logger("worker"))
 		if err != nil {
 			log.Error().Err(err).Msg("worker cannot start")
@@ -124,7 +122,7 @@ func runServe(args []string) int {
 		if !nc.IsConnected() {
 			return errors.New("NATS not connected")
 		}
-		if _, err := js.Stream(context.Background(), worker.JobsStream); err != nil {
+		if _, err := js.Stream(context.Background(), protocol.JobsStream); err != nil {
 			return fmt.Errorf("streams: %w", err)
 		}
 		for i, w := range ws {

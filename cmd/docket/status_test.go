@@ -18,6 +18,7 @@ import (
 
 	"github.com/docketjudge/docket/bridge"
 	"github.com/docketjudge/docket/langs"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/worker"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -49,7 +50,7 @@ func (f *queueFixture) pushBroken(id string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	obs, err := f.js.ObjectStore(ctx, worker.ProblemBucket)
+	obs, err := f.js.ObjectStore(ctx, protocol.ProblemBucket)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -72,8 +73,8 @@ func TestGroupEventsCarryScoreAndVerdict(t *testing.T) {
 	f.submit("groups-1", "scoring-groups", "cpp", map[string]string{"sum32.cpp": string(src)})
 	f.result("groups-1", 90*time.Second)
 	evs := f.events("groups-1")
-	var res *worker.Event
-	var groups []worker.Event
+	var res *protocol.Event
+	var groups []protocol.Event
 	lastTestOf := map[string]int{}
 	for i, e := range evs {
 		switch e.Type {
@@ -406,7 +407,7 @@ func TestServeNatsMonitor(t *testing.T) {
 			names += s.Name + " "
 		}
 	}
-	if err != nil || resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(names, worker.JobsStream) {
+	if err != nil || resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(names, protocol.JobsStream) {
 		t.Errorf("/jsz: %v, %s, streams %q", err, resp.Header.Get("Content-Type"), names)
 	}
 	for tok, want := range map[string]int{

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docketjudge/docket/worker"
+	"github.com/docketjudge/docket/protocol"
 )
 
 // stopGrace is the workers' DOCKET_GRACE in these tests, and stopSlack
@@ -107,13 +107,13 @@ func (f *queueFixture) waitLog(w *stopWorker, s string, within time.Duration) ti
 
 // submitStopc submits an a+b solution in stopc with a 60 s time limit.
 func (f *queueFixture) submitStopc(id string) {
-	b, _ := json.Marshal(worker.Job{V: 1, SubmissionID: id, Problem: "aplusb", Language: "stopc",
-		Files: map[string]string{"main.stopc": "read a b\necho $((a + b))\n"}, Limits: &worker.JobLimits{TimeMs: 60000}})
+	b, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: id, Problem: "aplusb", Language: "stopc",
+		Files: map[string]string{"main.stopc": "read a b\necho $((a + b))\n"}, Limits: &protocol.JobLimits{TimeMs: 60000}})
 	f.submitRaw("default", id, b)
 }
 
 // waitEvent waits for an event of attempt 1 of the given type.
-func (f *queueFixture) waitEvent(id, typ string, within time.Duration) {
+func (f *queueFixture) waitEvent(id string, typ protocol.EventType, within time.Duration) {
 	f.t.Helper()
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
@@ -129,7 +129,7 @@ func (f *queueFixture) waitEvent(id, typ string, within time.Duration) {
 
 // checkOneFinal: the job ends with one final, judged by a later
 // attempt, and its first attempt published none of the given types.
-func (f *queueFixture) checkOneFinal(id string, notFirst ...string) {
+func (f *queueFixture) checkOneFinal(id string, notFirst ...protocol.EventType) {
 	f.t.Helper()
 	time.Sleep(500 * time.Millisecond) // anything late would be stored by now
 	evs := f.events(id)
@@ -165,10 +165,10 @@ func TestSIGTERMDuringLongTest(t *testing.T) {
 // stopDuring runs a job on a worker whose stopc is slow, SIGTERMs it once
 // the slow phase (after the event inPhase) is under way, and holds the
 // stop to its promises.
-func stopDuring(t *testing.T, slowLangs, inPhase string, notFirst ...string) {
+func stopDuring(t *testing.T, slowLangs string, inPhase protocol.EventType, notFirst ...protocol.EventType) {
 	f := newQueueFixture(t, "60s")
 	w1 := f.startStopWorker("w1", slowLangs)
-	id := "stop-" + inPhase
+	id := "stop-" + string(inPhase)
 	f.submitStopc(id)
 	f.waitEvent(id, inPhase, 60*time.Second)
 	f.startStopWorker("w2", stopcPlain) // fetching, the job held by w1
@@ -238,11 +238,11 @@ func TestJobRemovedKillsTheRun(t *testing.T) {
 	time.Sleep(500 * time.Millisecond) // into the test
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := f.js.Stream(ctx, worker.JobsStream)
+	s, err := f.js.Stream(ctx, protocol.JobsStream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := s.GetLastMsgForSubject(ctx, f.subj.Jobs("default"))
+	m, err := s.GetLastMsgForSubject(ctx, f.subj.Job("default", id))
 	if err != nil {
 		t.Fatal(err)
 	}

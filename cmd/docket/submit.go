@@ -5,14 +5,15 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"flag"
+	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/docketjudge/docket/langs"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict"
-	"github.com/docketjudge/docket/worker"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -21,21 +22,24 @@ func init() {
 }
 
 func runSubmit(args []string) int {
-	fs := flag.NewFlagSet("submit", flag.ContinueOnError)
+	fs := newFlags("submit", helpText{
+		synopsis: "--problem ID [--lang L] [--entry NAME] [--queue Q] [--id ID] [--follow] [--force] FILE...",
+		about: "Enqueues a submission for the workers on DOCKET_NATS_URL and prints its id. It first checks that the\n" +
+			"problem is in the store and the language is known (--force skips both), and refuses an --id that\n" +
+			"already has a result (rejudge under a new id). --follow streams the events and exits with the verdict.\n" +
+			"Exit: 0 enqueued (with --follow: AC), 1 another verdict, 2 usage or a refused submission, 3 NATS or host error.",
+		example: "docket submit --problem aplusb --follow problems/aplusb/submissions/accepted/main.cpp",
+	})
 	prob := fs.String("problem", "", "problem id in the store (required)")
 	lang := fs.String("lang", "", "language id (default: from the first file's extension)")
 	queue := fs.String("queue", "", "queue (default DOCKET_QUEUE)")
 	id := fs.String("id", "", "submission id (default: a random one)")
 	follow := fs.Bool("follow", false, "stream the submission's events; exit 0 on AC, 1 otherwise")
-	tl := fs.Duration("time-limit", 0, "override the problem's time limit")
+	tl := durationLimit(fs, "time-limit", 0, "override the problem's time limit, a `duration` with a unit: 2s, 1500ms")
 	entry := fs.String("entry", "", "entry point: the main source file, or for Java and Kotlin the main class")
-	timeout := fs.Duration("timeout", 10*time.Minute, "--follow: give up after this long")
+	timeout := durationLimit(fs, "timeout", 10*time.Minute, "--follow: give up after this long (a `duration`)")
+	force := fs.Bool("force", false, "enqueue even if the problem is not in the store or the language is unknown here")
 	retry := fs.Duration("retry", 0, "retry a failed publish for this long (default DOCKET_SUBMIT_RETRY, 30s; 0: publish once)")
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: docket submit --problem ID [--lang L] [--entry NAME] [--queue Q] [--id ID] [--follow] FILE...\n\nflags:\n")
-		fs.PrintDefaults()
-		envUsageAll()
-	}
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
@@ -61,9 +65,19 @@ func runSubmit(args []string) int {
 		rand.Read(b)
 		*id = "s-" + hex.EncodeToString(b)
 	}
-	if !worker.ValidID(*id) {
+	if !protocol.ValidID(*id) {
 		fmt.Fprintln(os.Stderr, "docket submit: --id must be 1-128 characters of [A-Za-z0-9_-]")
 		return exitUsage
+	}
+	if !protocol.ValidQueue(*queue) {
+		fmt.Fprintf(os.Stderr, "docket submit: queue %q is not a queue name: 1-64 characters of [A-Za-z0-9_-]\n", *queue)
+		return exitUsage
+	}
+	if !*force {
+		if err := checkLanguage(sub.Language); err != nil {
+			fmt.Fprintln(os.Stderr, "docket submit:", err)
+			return exitUsage
+		}
 	}
 	body := submissionJob(sub, *id, *prob, *entry, *tl)
 	if err := checkJobSize(sub.Files, body, qe.MaxSource, 0); err != nil {
@@ -83,11 +97,14 @@ func runSubmit(args []string) int {
 	js, _ := jsFor(nc)
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	subj := worker.Subjects{Prefix: qe.SubjectPrefix}
+	subj := protocol.Subjects{Prefix: qe.SubjectPrefix}
 	if !flagSet(fs, "retry") {
 		*retry = qe.SubmitRetry
 	}
-	if err := publishJob(ctx, js, subj.Jobs(*queue), body, *id, *retry, os.Stderr); err != nil {
+	if code, ok := preflight(ctx, js, subj, *prob, *id, *force); !ok {
+		return code
+	}
+	if err := publishJob(ctx, js, subj.Job(*queue, *id), body, *id, *retry, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "docket submit: publish:", err)
 		return exitSystem
 	}
@@ -95,8 +112,17 @@ func runSubmit(args []string) int {
 	if !*follow {
 		return exitOK
 	}
-	res, err := followEvents(ctx, js, subj, *id, os.Stderr)
+	return followResult(ctx, js, subj, *id, *queue, *timeout)
+}
+
+// followResult streams a published submission's events and exits with
+// its verdict: 0 AC, 1 another, 3 when none came within timeout.
+func followResult(ctx context.Context, js jetstream.JetStream, subj protocol.Subjects, id, queue string, timeout time.Duration) int {
+	res, err := followEvents(ctx, js, subj, id, os.Stderr, waitNotice{js: js, subj: subj, queue: queue, out: os.Stderr, after: 10 * time.Second})
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("%s not judged within --timeout %s; it stays queued (follow it again with GET /v1/submissions/%s)", id, timeout, id)
+		}
 		fmt.Fprintln(os.Stderr, "docket submit:", err)
 		return exitSystem
 	}
@@ -109,20 +135,21 @@ func runSubmit(args []string) int {
 
 // submissionJob is the job of a submission read from files, as JSON.
 func submissionJob(sub verdict.Submission, id, prob, entry string, timeLimit time.Duration) []byte {
-	job := worker.Job{V: 1, SubmissionID: id, Problem: prob, Language: sub.Language, Files: map[string]string{}, EntryPoint: entry}
+	job := protocol.Job{V: 1, SubmissionID: id, Problem: prob, Language: sub.Language, Files: map[string]string{}, EntryPoint: entry}
 	for n, b := range sub.Files {
 		job.Files[n] = string(b)
 	}
 	if timeLimit > 0 {
-		job.Limits = &worker.JobLimits{TimeMs: int(timeLimit.Milliseconds())}
+		job.Limits = &protocol.JobLimits{TimeMs: int(timeLimit.Milliseconds())}
 	}
 	body, _ := json.Marshal(job)
 	return body
 }
 
-// followEvents prints a submission's events until its final one.
-func followEvents(ctx context.Context, js jetstream.JetStream, subj worker.Subjects, id string, out *os.File) (*verdict.Result, error) {
-	s, err := js.Stream(ctx, worker.EventsStream)
+// followEvents prints a submission's events until its final one, and
+// while none has come, that it waits (notice).
+func followEvents(ctx context.Context, js jetstream.JetStream, subj protocol.Subjects, id string, out *os.File, notice waitNotice) (*verdict.Result, error) {
+	s, err := js.Stream(ctx, protocol.EventsStream)
 	if err != nil {
 		return nil, err
 	}
@@ -138,27 +165,36 @@ func followEvents(ctx context.Context, js jetstream.JetStream, subj worker.Subje
 	}
 	defer it.Stop()
 	disp := &liveDisplay{out: out}
+	started := make(chan struct{})
+	var once sync.Once
+	defer once.Do(func() { close(started) })
+	go notice.watch(ctx, started)
 	for {
 		m, err := it.Next(jetstream.NextContext(ctx))
 		if err != nil {
 			return nil, fmt.Errorf("waiting for %s: %w", id, err)
 		}
-		var ev worker.Event
+		once.Do(func() { close(started) })
+		var ev protocol.Event
 		if json.Unmarshal(m.Data(), &ev) != nil {
 			continue
 		}
 		switch ev.Type {
-		case "started":
-			fmt.Fprintf(out, "started on %s (attempt %d)\n", ev.Worker, ev.Attempt)
-		case "compile":
+		case protocol.EventStarted:
+			fmt.Fprintf(out, "started on %s (attempt %d)", ev.Worker, ev.Attempt)
+			if ev.Problem != "" {
+				fmt.Fprintf(out, ": %s in %s", ev.Problem, ev.Language)
+			}
+			fmt.Fprintln(out)
+		case protocol.EventCompile:
 			if ev.Compile != nil {
 				disp.Compiled(*ev.Compile)
 			}
-		case "test":
+		case protocol.EventTest:
 			if ev.Test != nil {
 				disp.Test(ev.Index, ev.Total, *ev.Test)
 			}
-		case "final":
+		case protocol.EventFinal:
 			if ev.Result == nil {
 				return nil, fmt.Errorf("final event without a result")
 			}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/internal/natstest"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/worker"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -49,7 +50,7 @@ func runSubmitCmd(t *testing.T, bin, url string, extra []string, args ...string)
 
 func jobsStored(t *testing.T, js jetstream.JetStream) uint64 {
 	t.Helper()
-	s, err := js.Stream(context.Background(), worker.JobsStream)
+	s, err := js.Stream(context.Background(), protocol.JobsStream)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,14 +61,14 @@ func jobsStored(t *testing.T, js jetstream.JetStream) uint64 {
 	return info.State.Msgs
 }
 
-// docket submit refuses, before publishing anything, sources over
+// docket submit --force (aplusb is not pushed) refuses, before publishing anything, sources over
 // DOCKET_MAX_SOURCE_BYTES (which workers would answer CE) and a job over
 // the server's max_payload (which the client would refuse); a source
 // under the default limit is published.
 func TestSubmitRefusesOversizeLocally(t *testing.T) {
 	bin := docketBinary(t)
 	js, url := submitServer(t)
-	if err := worker.EnsureStreams(context.Background(), js, worker.StreamOptions{}); err != nil {
+	if err := protocol.EnsureStreams(context.Background(), js, protocol.StreamOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -79,14 +80,14 @@ func TestSubmitRefusesOversizeLocally(t *testing.T) {
 		return p
 	}
 	over := write("over.cpp", worker.DefaultMaxSource+1)
-	code, stderr := runSubmitCmd(t, bin, url, nil, "--problem", "aplusb", over)
+	code, stderr := runSubmitCmd(t, bin, url, nil, "--force", "--problem", "aplusb", over)
 	if code != exitUsage || !strings.Contains(stderr, "over DOCKET_MAX_SOURCE_BYTES (131072); nothing was published") {
 		t.Errorf("source over the default limit: exit %d, stderr %q; want %d and a clear refusal", code, stderr, exitUsage)
 	}
 	t.Logf("source over the limit: exit %d: %s", code, stderr)
 	// Allowed by the limit, but 1.5 MiB of JSON: over the server's 1 MiB.
 	huge := write("huge.cpp", 1536<<10)
-	code, stderr = runSubmitCmd(t, bin, url, []string{"DOCKET_MAX_SOURCE_BYTES=4194304"}, "--problem", "aplusb", huge)
+	code, stderr = runSubmitCmd(t, bin, url, []string{"DOCKET_MAX_SOURCE_BYTES=4194304"}, "--force", "--problem", "aplusb", huge)
 	if code != exitUsage || !strings.Contains(stderr, "over the NATS server's max_payload (1048576 bytes)") {
 		t.Errorf("job over max_payload: exit %d, stderr %q; want %d and a refusal naming max_payload", code, stderr, exitUsage)
 	}
@@ -94,7 +95,7 @@ func TestSubmitRefusesOversizeLocally(t *testing.T) {
 		t.Fatalf("%d jobs published by refused submissions", n)
 	}
 	under := write("under.cpp", worker.DefaultMaxSource)
-	if code, stderr := runSubmitCmd(t, bin, url, nil, "--problem", "aplusb", under); code != exitOK {
+	if code, stderr := runSubmitCmd(t, bin, url, nil, "--force", "--problem", "aplusb", under); code != exitOK {
 		t.Errorf("source at the limit: exit %d, %s", code, stderr)
 	}
 	if n := jobsStored(t, js); n != 1 {
@@ -103,7 +104,7 @@ func TestSubmitRefusesOversizeLocally(t *testing.T) {
 }
 
 // A publish that fails (here: no stream yet stores the subject, as when
-// the jobs stream has no leader) is retried with the same Nats-Msg-Id,
+// the jobs stream has no leader; --force, since no problem is pushed) is retried with the same Nats-Msg-Id,
 // saying so, and succeeds once the stream is there; with --retry 0 the
 // first failure is final.
 func TestSubmitRetriesPublish(t *testing.T) {
@@ -111,21 +112,21 @@ func TestSubmitRetriesPublish(t *testing.T) {
 	js, url := submitServer(t)
 	src := filepath.Join(t.TempDir(), "main.py")
 	os.WriteFile(src, []byte("print(3)\n"), 0o644)
-	code, stderr := runSubmitCmd(t, bin, url, nil, "--problem", "aplusb", "--id", "once", "--retry", "0", src)
+	code, stderr := runSubmitCmd(t, bin, url, nil, "--force", "--problem", "aplusb", "--id", "once", "--retry", "0", src)
 	if code != exitSystem || strings.Contains(stderr, "retrying") {
 		t.Errorf("--retry 0: exit %d, stderr %q; want %d after one attempt", code, stderr, exitSystem)
 	}
 	go func() {
 		time.Sleep(1500 * time.Millisecond)
-		worker.EnsureStreams(context.Background(), js, worker.StreamOptions{})
+		protocol.EnsureStreams(context.Background(), js, protocol.StreamOptions{})
 	}()
-	code, stderr = runSubmitCmd(t, bin, url, []string{"DOCKET_SUBMIT_RETRY=20s"}, "--problem", "aplusb", "--id", "retried", src)
+	code, stderr = runSubmitCmd(t, bin, url, []string{"DOCKET_SUBMIT_RETRY=20s"}, "--force", "--problem", "aplusb", "--id", "retried", src)
 	if code != exitOK || !strings.Contains(stderr, "publish failed: ") || !strings.Contains(stderr, "retrying (1), up to 20s") {
 		t.Fatalf("exit %d, stderr %q; want success after saying it retries", code, stderr)
 	}
 	t.Logf("docket submit while no stream stores the subject, then one does:\n%s", stderr)
-	s, _ := js.Stream(context.Background(), worker.JobsStream)
-	m, err := s.GetLastMsgForSubject(context.Background(), worker.Subjects{Prefix: "docket"}.Jobs("default"))
+	s, _ := js.Stream(context.Background(), protocol.JobsStream)
+	m, err := s.GetLastMsgForSubject(context.Background(), protocol.Subjects{Prefix: "docket"}.Job("default", "retried"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,7 @@ func TestSubmitRetriesPublish(t *testing.T) {
 	}
 	// No stream ever comes (another prefix): it gives up when the time is spent.
 	start := time.Now()
-	code, stderr = runSubmitCmd(t, bin, url, []string{"DOCKET_SUBJECT_PREFIX=elsewhere"}, "--problem", "aplusb", "--retry", "1s", src)
+	code, stderr = runSubmitCmd(t, bin, url, []string{"DOCKET_SUBJECT_PREFIX=elsewhere"}, "--force", "--problem", "aplusb", "--retry", "1s", src)
 	if code != exitSystem || !strings.Contains(stderr, "gave up after ") || !strings.Contains(stderr, "attempts in 1s") || time.Since(start) > 30*time.Second {
 		t.Errorf("no stream: exit %d after %v, stderr %q; want %d, giving up after 1s", code, time.Since(start), stderr, exitSystem)
 	}

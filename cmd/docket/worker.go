@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -81,15 +80,14 @@ func workerMode(capacityFlag bool) (worker.Mode, error) {
 }
 
 func runWorker(args []string) int {
-	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs := newFlags("worker", helpText{
+		synopsis: "[--" + string(worker.ModeCapacityTest) + "] [--feedback-policy samples|all|none]",
+		about: "Pulls jobs from docket.jobs.<queue>.<submission_id> one at a time, judges them, publishes events and results.\n" +
+			"SIGTERM: stops fetching, finishes the current job within DOCKET_GRACE, else kills its run and gives it back at once; exit 0.",
+		example: "DOCKET_NATS_URL=nats://nats:4222 DOCKET_QUEUE=default docket worker",
+	})
 	capacity := fs.Bool(string(worker.ModeCapacityTest), false, "capacity tests only: judge nothing, ack every job with verdict SE \"not judged\" (same as DOCKET_WORKER_MODE="+string(worker.ModeCapacityTest)+")")
 	feedback := fs.String("feedback-policy", "", feedbackFlag)
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: docket worker [--%s] [--feedback-policy samples|all|none]\n\nPulls jobs from docket.jobs.<queue> one at a time, judges them, publishes events and results.\nSIGTERM: stops fetching, finishes the current job within DOCKET_GRACE, else kills its run and gives it back at once; exit 0.\n\n", worker.ModeCapacityTest)
-		fs.PrintDefaults()
-		envUsageAll()
-		usagef(&workerEnv{})
-	}
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
@@ -114,7 +112,7 @@ func runWorker(args []string) int {
 		log.Error().Err(err).Msg("no NATS")
 		return exitSystem
 	}
-	defer nc.Drain()
+	defer closeFlushed(nc)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := worker.NewMetrics(reg)
@@ -193,11 +191,4 @@ func newWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, j *verdict.Judge
 		}
 	}
 	return w, err
-}
-
-func envUsageAll() {
-	envUsage()
-	for _, spec := range []any{&queueEnv{}} {
-		usagef(spec)
-	}
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/docketjudge/docket/worker"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -25,15 +25,15 @@ func (s state) done() bool { return s.verdict != "" && s.finals == 1 }
 func waitDone(js jetstream.JetStream, ids []string, wait time.Duration) error {
 	var rs, es jetstream.Stream
 	if err := try(func(ctx context.Context) (err error) {
-		if rs, err = js.Stream(ctx, worker.ResultsStream); err != nil {
+		if rs, err = js.Stream(ctx, protocol.ResultsStream); err != nil {
 			return err
 		}
-		es, err = js.Stream(ctx, worker.EventsStream)
+		es, err = js.Stream(ctx, protocol.EventsStream)
 		return err
 	}); err != nil {
 		return err
 	}
-	subj := worker.Subjects{Prefix: "docket"}
+	subj := protocol.Subjects{Prefix: "docket"}
 	end := time.Now().Add(wait)
 	for {
 		states, bad := map[string]state{}, 0
@@ -78,7 +78,7 @@ func report(ids []string, states map[string]state, bad int) error {
 	return nil
 }
 
-func read(rs, es jetstream.Stream, subj worker.Subjects, id string) (state, error) {
+func read(rs, es jetstream.Stream, subj protocol.Subjects, id string) (state, error) {
 	var st state
 	err := try(func(ctx context.Context) error {
 		m, err := rs.GetLastMsgForSubject(ctx, subj.Results(id))
@@ -111,7 +111,7 @@ func read(rs, es jetstream.Stream, subj worker.Subjects, id string) (state, erro
 			return st, err
 		}
 		seq = m.Sequence + 1
-		var ev worker.Event
+		var ev protocol.Event
 		if err := json.Unmarshal(m.Data, &ev); err != nil {
 			return st, err
 		}

@@ -514,6 +514,28 @@ func (c *Cluster) Place(ctx context.Context, js jetstream.JetStream, stream stri
 	return c.PlaceReplicas(ctx, js, stream, 0, tags...)
 }
 
+// errReconfigureInProgress is the server's JSStreamReconfigureInProgressErr:
+// an earlier update of the stream (a scale, or a worker's own
+// CreateOrUpdate at start) is still being carried out.
+const errReconfigureInProgress jetstream.ErrorCode = 10226
+
+// updateStream updates a stream, waiting out an update still in progress
+// until ctx ends.
+func updateStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) error {
+	for {
+		_, err := js.UpdateStream(ctx, cfg)
+		var apiErr *jetstream.APIError
+		if !errors.As(err, &apiErr) || apiErr.ErrorCode != errReconfigureInProgress {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
 // PlaceReplicas is Place that also sets the stream's replica count first
 // (0 keeps it): a stream scaled to 1 replica on a node of its own can be
 // made unreachable, reads included, by that one node's death.
@@ -530,7 +552,7 @@ func (c *Cluster) PlaceReplicas(ctx context.Context, js jetstream.JetStream, str
 	if replicas > 0 && replicas != cfg.Replicas {
 		// A scale and a move in one update are refused; scale first.
 		cfg.Replicas = replicas
-		if _, err := js.UpdateStream(ctx, cfg); err != nil {
+		if err := updateStream(ctx, js, cfg); err != nil {
 			return fmt.Errorf("scale %s to %d: %w", stream, replicas, err)
 		}
 		if err := c.WaitCurrent(ctx, js, stream); err != nil {
@@ -538,7 +560,7 @@ func (c *Cluster) PlaceReplicas(ctx context.Context, js jetstream.JetStream, str
 		}
 	}
 	cfg.Placement = &jetstream.Placement{Cluster: ClusterName, Tags: tags}
-	if _, err := js.UpdateStream(ctx, cfg); err != nil {
+	if err := updateStream(ctx, js, cfg); err != nil {
 		return fmt.Errorf("place %s on %v: %w", stream, tags, err)
 	}
 	tagged := func(name string) bool {

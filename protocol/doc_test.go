@@ -1,12 +1,10 @@
-package worker
+package protocol
 
 import (
 	"os"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/docketjudge/docket/verdict"
 )
 
 // field is one JSON field as the code writes it: its path (compile.ok,
@@ -108,7 +106,7 @@ func checkFieldTable(t *testing.T, title string, fields []field) {
 // without its documentation fails here.
 func TestProtocolDocsListEveryField(t *testing.T) {
 	checkFieldTable(t, "Events", jsonFields(reflect.TypeOf(Event{}), "", false))
-	checkFieldTable(t, "Result", jsonFields(reflect.TypeOf(verdict.Result{}), "", true))
+	checkFieldTable(t, "Result", jsonFields(reflect.TypeOf(Result{}), "", true))
 	job := docSection(t, "Job")
 	for _, f := range jsonFields(reflect.TypeOf(Job{}), "", true) {
 		name := f.path[strings.LastIndex(f.path, ".")+1:]
@@ -116,9 +114,20 @@ func TestProtocolDocsListEveryField(t *testing.T) {
 			t.Errorf("docs/protocol.md, Job: `%s` (%s) is not described", name, f.path)
 		}
 	}
-	for _, typ := range []string{"started", "compile", "test", "group", "final"} {
-		if !strings.Contains(docSection(t, "Events"), "| `"+typ+"` |") {
+	for _, typ := range []EventType{EventStarted, EventCompile, EventTest, EventGroup, EventFinal} {
+		if !strings.Contains(docSection(t, "Events"), "| `"+string(typ)+"` |") {
 			t.Errorf("docs/protocol.md, Events: no row for the %s event", typ)
+		}
+	}
+}
+
+// TestProtocolDocsListDeadLetterFields: the dead letter's fields are each
+// described where docs/protocol.md shows one.
+func TestProtocolDocsListDeadLetterFields(t *testing.T) {
+	section := docSection(t, "Every job gets one answer")
+	for _, f := range jsonFields(reflect.TypeOf(DeadLetter{}), "", false) {
+		if !strings.Contains(section, "`"+f.path+"`") {
+			t.Errorf("docs/protocol.md, Every job gets one answer: the dead letter's `%s` is not described", f.path)
 		}
 	}
 }
