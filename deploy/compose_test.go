@@ -42,6 +42,7 @@ type composeService struct {
 	SecurityOpt     []string                    `yaml:"security_opt"`
 	Cgroup          string                      `yaml:"cgroup"`
 	Privileged      bool                        `yaml:"privileged"`
+	Init            bool                        `yaml:"init"`
 	StopGracePeriod string                      `yaml:"stop_grace_period"`
 	Healthcheck     *composeHealth              `yaml:"healthcheck"`
 	DependsOn       map[string]composeDependsOn `yaml:"depends_on"`
@@ -197,6 +198,9 @@ func checkWorker(c *composeFile, grace time.Duration) error {
 	if slices.Contains(w.Ports, "9090") || len(w.Ports) > 0 {
 		ps.addf("worker: published ports %v break --scale worker=N", w.Ports)
 	}
+	if !w.Init {
+		ps.addf("worker: init: true missing (docket would be PID 1 and left to reap what its runs orphan)")
+	}
 	if stop, err := time.ParseDuration(w.StopGracePeriod); err != nil || stop <= grace {
 		ps.addf("worker: stop_grace_period %q must exceed DOCKET_GRACE %s (%v)", w.StopGracePeriod, grace, err)
 	}
@@ -339,6 +343,7 @@ func TestComposeChecksFail(t *testing.T) {
 	expectProblem(t, "health on another port", checkHealth(broken("http://127.0.0.1:9090/readyz", "http://127.0.0.1:9091/readyz"), "worker", "DOCKET_METRICS_ADDR"), "/readyz")
 	expectProblem(t, "health on livez", checkHealth(broken("http://127.0.0.1:9090/readyz", "http://127.0.0.1:9090/livez"), "worker", "DOCKET_METRICS_ADDR"), "/readyz")
 	expectProblem(t, "short stop grace", checkWorker(broken("stop_grace_period: 45s", "stop_grace_period: 10s"), 30*time.Second), "stop_grace_period")
+	expectProblem(t, "no init", checkWorker(broken("    init: true\n    command: [\"worker\"]", "    command: [\"worker\"]"), 30*time.Second), "init")
 	expectProblem(t, "shared cgroup ns", checkWorker(broken("cgroup: private", "cgroup: host"), 30*time.Second), "cgroup")
 	if _, err := parseCompose([]byte(strings.Replace(orig, "cap_add:", "capadd:", 1))); err == nil {
 		t.Error("a misspelt service key decoded without error")

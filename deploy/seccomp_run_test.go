@@ -125,6 +125,32 @@ func toPolicy(p *specs.LinuxSeccomp) (seccompbpf.Policy, error) {
 	return pol, nil
 }
 
+// buildDocket builds ./cmd/docket into dir.
+func buildDocket(t *testing.T, dir string) string {
+	t.Helper()
+	docket := filepath.Join(dir, "docket")
+	if out, err := exec.Command("go", "build", "-o", docket, "../cmd/docket").CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/docket: %v\n%s", err, out)
+	}
+	return docket
+}
+
+// profileWithout writes a copy of the worker's profile without the
+// syscall name, as a host profile that refuses it would be.
+func profileWithout(t *testing.T, dir, name string) string {
+	t.Helper()
+	b := readRepo(t, "deploy/seccomp-worker.json")
+	cut := strings.Replace(string(b), `"`+name+`",`, ``, 1)
+	if cut == string(b) {
+		t.Fatalf(`the profile no longer lists "%s",: update this test`, name)
+	}
+	path := filepath.Join(dir, "no-"+name+".json")
+	if err := os.WriteFile(path, []byte(cut), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // underProfile runs argv with the profile file enforced.
 func underProfile(t *testing.T, profile string, env []string, argv ...string) (string, error) {
 	t.Helper()
@@ -157,10 +183,7 @@ func TestSeccompProfileEnforced(t *testing.T) {
 	// docket's real sandbox, started under the profile: namespaces, the
 	// new root, the uid switch, cgroups, its own filter stacked on ours.
 	dir := t.TempDir()
-	docket := filepath.Join(dir, "docket")
-	if out, err := exec.Command("go", "build", "-o", docket, "../cmd/docket").CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/docket: %v\n%s", err, out)
-	}
+	docket := buildDocket(t, dir)
 	env := []string{"DOCKET_SANDBOX_UID_BASE=47000", "DOCKET_SANDBOX_DIR=" + filepath.Join(dir, "sandbox")}
 	out, err := underProfile(t, profile, env, docket, "exec", "--json", "--processes", "4", "--", "/bin/sh", "-c", "echo judged; grep Seccomp_filters /proc/self/status")
 	if err != nil {
@@ -194,15 +217,7 @@ func TestSeccompProfileEnforced(t *testing.T) {
 
 	// The same run with mount taken out of the profile fails: the run
 	// above passed because the profile allows what the sandbox needs.
-	b := readRepo(t, "deploy/seccomp-worker.json")
-	noMount := strings.Replace(string(b), `"mount",`, ``, 1)
-	if noMount == string(b) {
-		t.Fatal(`the profile no longer lists "mount",: update this test`)
-	}
-	bad := filepath.Join(dir, "no-mount.json")
-	if err := os.WriteFile(bad, []byte(noMount), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bad := profileWithout(t, dir, "mount")
 	if out, err := underProfile(t, bad, env, docket, "exec", "--json", "--", "/bin/true"); err == nil && strings.Contains(out, `"status":"OK"`) && strings.Contains(out, `"level":"full"`) {
 		t.Errorf("docket exec ran at level full without mount in the profile: %s", out)
 	}

@@ -106,6 +106,7 @@ type Cmd struct {
 	timer     *time.Timer
 	debugRec  debugRecord
 	fast      bool      // the helper comes from the zygote
+	boxProbe  bool      // New's probe box: exec'd, not counted towards starting the zygote
 	lastMark  time.Time // phases
 	// onEnd runs once, as soon as the target is known to have ended (its
 	// exit status read, a kill ordered, or the helper reaped): RunPair's
@@ -218,7 +219,7 @@ func (c *Cmd) Start() (err error) {
 		if req.Dir == "" {
 			req.Dir = BoxDir
 		}
-		c.fast = sb.fastEligible()
+		c.fast = sb.fastEligible() && !c.boxProbe
 	} else if req.Dir == "" {
 		req.Dir = box
 	}

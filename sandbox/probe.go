@@ -219,8 +219,14 @@ func probe(stateDir string, cg cgroup.Manager, cgErr error) Capabilities {
 	} else {
 		add("seccomp", false, "the kernel refuses seccomp filters")
 	}
+	c.setLevel()
+	return c
+}
+
+// setLevel derives the level from the layers found.
+func (c *Capabilities) setLevel() {
 	cgOK := c.cgroups.Usable(cgroup.Memory) && c.cgroups.Usable(cgroup.Pids) && c.cgroups.Usable(cgroup.CPU)
-	allNS := has("mnt") && has("pid") && has("net") && has("ipc") && has("uts")
+	allNS := c.hasNS("mnt") && c.hasNS("pid") && c.hasNS("net") && c.hasNS("ipc") && c.hasNS("uts")
 	switch {
 	case c.Root && allNS && cgOK && c.Seccomp:
 		c.Level = LevelFull
@@ -232,7 +238,6 @@ func probe(stateDir string, cg cgroup.Manager, cgErr error) Capabilities {
 		c.Level = LevelNone
 	}
 	c.LevelName = c.Level.String()
-	return c
 }
 
 // Summary is a one-line description for logs.

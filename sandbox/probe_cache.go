@@ -16,7 +16,7 @@ import (
 // large share of a one-off command such as `docket exec`; the answer does
 // not change within a boot unless the host's policy does, so it is kept in
 // the state directory (a file of its owner, mode 0600) under a key of the boot, the
-// kernel, the uid and the binary. A stale or forged entry can only make
+// kernel, the uid, the binary and docket's own capabilities and seccomp state. A stale or forged entry can only make
 // docket weaker in a way it reports (a namespace claimed missing lowers
 // the level, which MinLevel refuses) or fail loudly (a namespace claimed
 // present makes the run's clone fail, and that failure drops the entry).
@@ -37,8 +37,22 @@ func probeKey(user bool) string {
 	if fi, err := os.Stat("/proc/self/exe"); err == nil {
 		exe = fmt.Sprintf("%d-%d", fi.Size(), fi.ModTime().UnixNano())
 	}
-	return fmt.Sprintf("%s|%s|uid=%d|user=%v|exe=%s", strings.TrimSpace(string(boot)),
-		unix.ByteSliceToString(uts.Release[:]), os.Geteuid(), user, exe)
+	return fmt.Sprintf("%s|%s|uid=%d|user=%v|exe=%s|%s", strings.TrimSpace(string(boot)),
+		unix.ByteSliceToString(uts.Release[:]), os.Geteuid(), user, exe, confinement())
+}
+
+// confinement: docket's own capabilities and seccomp state. A container
+// shares the host's boot and kernel but may allow less; these tell some
+// of that apart (not two different filters of the same count).
+func confinement() string {
+	b, _ := os.ReadFile("/proc/self/status")
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "CapEff:") || strings.HasPrefix(line, "Seccomp") {
+			out = append(out, strings.Join(strings.Fields(line), ""))
+		}
+	}
+	return strings.Join(out, ",")
 }
 
 // probeNamespacesCached returns the cached probe for this boot, or probes
@@ -70,6 +84,7 @@ func probeNamespacesCached(stateDir string, user bool) nsProbe {
 func forgetProbe(stateDir string) {
 	if stateDir != "" {
 		os.Remove(filepath.Join(stateDir, probeCacheName))
+		os.Remove(filepath.Join(stateDir, boxProbeCacheName))
 	}
 }
 

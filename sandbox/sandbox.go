@@ -133,13 +133,19 @@ func New(cfg Config) (*Sandbox, error) {
 	var cgErr error
 	s.cg, cgErr = cgroup.Open(cgroup.Options{Version: cgroup.Version(cfg.CgroupVersion), Parent: cfg.CgroupParent})
 	s.caps = probe(cfg.StateDir, s.cg, cgErr)
-	if cfg.DebugLog != "" {
-		s.debug = &debugLog{path: cfg.DebugLog}
-	}
 	// The worker's own binary is hidden even when it lives under a bound
 	// directory such as /usr/local/bin.
 	if exe, err := os.Executable(); err == nil {
 		s.masks = append(s.masks, exe)
+	}
+	if s.caps.hasNS("mnt") && s.caps.hasNS("pid") {
+		if err := s.probeBox(); err != nil {
+			s.caps.withoutBox(err)
+		}
+	}
+	// After the probe box: the log is the runs'.
+	if cfg.DebugLog != "" {
+		s.debug = &debugLog{path: cfg.DebugLog}
 	}
 	if s.caps.Level < cfg.MinLevel {
 		return s, &LevelError{Have: s.caps.Level, Want: cfg.MinLevel, Missing: s.caps.Missing()}
