@@ -262,7 +262,7 @@ func TestRunJSONLoadFailures(t *testing.T) {
 		{"unknown extension", good, []string{cobol}, exitUsage,
 			func() error { _, err := readSubmission(cat, "", []string{cobol}); return err },
 			func(err error) bool { return errors.Is(err, langs.ErrUnknown) }},
-		{"unknown --lang", good, []string{"--lang", "cobol", cobol}, exitFailed,
+		{"unknown --lang", good, []string{"--lang", "cobol", cobol}, exitUsage,
 			func() error { _, err := cat.Lookup("cobol"); return err },
 			func(err error) bool { return errors.Is(err, langs.ErrUnknown) }},
 	} {
