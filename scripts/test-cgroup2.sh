@@ -233,7 +233,7 @@ write_guest_script() {
 		done
 		echo "root subtree_control for the tests: \$(cat /sys/fs/cgroup/cgroup.subtree_control)" >>\$out/facts.log
 		step "sandbox/cgroup tests"
-		(cd src/sandbox/cgroup && DOCKET_TEST_REQUIRE_CGROUP2=1 /var/tmp/bin/cgroup.test -test.v -test.count=1 -test.timeout 10m -test.run '$cgroup_run') >\$out/cgroup.log 2>&1
+		(cd src/sandbox/cgroup && DOCKET_TEST_REQUIRE_CGROUP2=1 DOCKET_TEST_TIME_SCALE=10 /var/tmp/bin/cgroup.test -test.v -test.count=1 -test.timeout 10m -test.run '$cgroup_run') >\$out/cgroup.log 2>&1
 		echo \$? >\$out/cgroup.rc
 		step "sandbox tests"
 		(cd src/sandbox && DOCKET_TEST_REQUIRE_CGROUP2=1 DOCKET_TEST_TIME_SCALE=10 /var/tmp/bin/sandbox.test -test.v -test.count=1 -test.timeout 20m -test.run '$sandbox_run') >\$out/sandbox.log 2>&1
