@@ -12,6 +12,7 @@ import (
 
 	"github.com/docketjudge/docket/internal/safedir"
 	"github.com/docketjudge/docket/langs"
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/sandbox"
 	"github.com/docketjudge/docket/verdict/overshoot"
 	"github.com/docketjudge/docket/verdict/problem"
@@ -158,7 +159,7 @@ func (j *Judge) Judge(ctx context.Context, p *problem.Problem, sub Submission, o
 // max_score is the problem's whatever happens next (a CE, an SE): every
 // result says what is known (docs/protocol.md, "Result").
 func emptyResult(p *problem.Problem, sub Submission) *Result {
-	return &Result{V: 1, SubmissionID: sub.ID, Problem: p.ID, Digest: p.Digest, MaxScore: MaxScore(p),
+	return &Result{V: protocol.Version, SubmissionID: sub.ID, Problem: p.ID, Digest: p.Digest, MaxScore: MaxScore(p),
 		Tests: []TestResult{}, Groups: []GroupResult{}}
 }
 

@@ -47,7 +47,7 @@ const (
 // all (its package or its files would not load): SE with msg as the
 // error, in the shape of every result (empty tests and groups, not null).
 func SystemError(msg string) *Result {
-	return &Result{V: 1, Verdict: SE, Tests: []TestResult{}, Groups: []GroupResult{}, Error: msg}
+	return &Result{V: protocol.Version, Verdict: SE, Tests: []TestResult{}, Groups: []GroupResult{}, Error: msg}
 }
 
 // worse orders verdicts for "the worst error".

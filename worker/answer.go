@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/docketjudge/docket/protocol"
@@ -76,7 +75,7 @@ func (w *Worker) answerFinal(ctx context.Context, sj storedJob, job *protocol.Jo
 // Its Nats-Msg-Id names the job's stream sequence and stored time, so a
 // job answered twice (a redelivery, two workers) has one dead letter.
 func (w *Worker) deadLetter(ctx context.Context, sj storedJob, job *protocol.Job, v verdict.Verdict, reason string) error {
-	dl := protocol.DeadLetter{V: 1, Stream: protocol.JobsStream, StreamSeq: sj.seq, Subject: sj.subject, Stored: sj.stored.UTC(),
+	dl := protocol.DeadLetter{V: protocol.Version, Stream: protocol.JobsStream, StreamSeq: sj.seq, Subject: sj.subject, Stored: sj.stored.UTC(),
 		MsgID: truncate(sj.header.Get(jetstream.MsgIDHeader), 140), Verdict: v, Reason: reason,
 		Worker: w.cfg.Name, Time: time.Now().UTC(), PayloadBytes: len(sj.data)}
 	if job != nil {
@@ -87,7 +86,7 @@ func (w *Worker) deadLetter(ctx context.Context, sj storedJob, job *protocol.Job
 	if err != nil {
 		return err
 	}
-	msgID := "deadletter:" + strconv.FormatUint(sj.seq, 10) + ":" + strconv.FormatInt(sj.stored.UnixNano(), 10)
+	msgID := protocol.DeadLetterMsgID(sj.seq, sj.stored.UnixNano())
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if _, err := w.js.Publish(pctx, w.subj.DeadLetter(), body, jetstream.WithMsgID(msgID)); err != nil {

@@ -3,6 +3,7 @@ package worker
 import (
 	"fmt"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict"
 )
 
@@ -45,6 +46,6 @@ func ParseMode(s string) (Mode, error) {
 // WA that could stand. The error says why, the score is 0 of 0, and no
 // test is listed.
 func NotJudgedResult(id string) *verdict.Result {
-	return &verdict.Result{V: 1, SubmissionID: id, Verdict: verdict.SE, Error: NotJudgedError,
+	return &verdict.Result{V: protocol.Version, SubmissionID: id, Verdict: verdict.SE, Error: NotJudgedError,
 		Tests: []verdict.TestResult{}, Groups: []verdict.GroupResult{}}
 }

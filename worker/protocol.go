@@ -48,8 +48,8 @@ func DecodeJob(data []byte, maxSource int) (*protocol.Job, error) {
 	if !protocol.ValidID(j.SubmissionID) {
 		return &j, poison(verdict.SE, "invalid submission_id %q: 1-128 characters of [A-Za-z0-9_-]", truncate(j.SubmissionID, 140))
 	}
-	if j.V != 1 {
-		return &j, poison(verdict.SE, "unsupported protocol version v=%d (this worker speaks v=1)", j.V)
+	if j.V != protocol.Version {
+		return &j, poison(verdict.SE, "unsupported protocol version v=%d (this worker speaks v=%d)", j.V, protocol.Version)
 	}
 	if j.Language == "" {
 		return &j, poison(verdict.SE, "job has no language")

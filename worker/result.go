@@ -44,7 +44,7 @@ func (w *Worker) languageLabel(name string) string {
 // language's catalog id, the attempt and this worker. max_score and
 // limits come from a package, so they are 0 here.
 func (w *Worker) errorResult(job *protocol.Job, v verdict.Verdict, msg string, attempt int) *verdict.Result {
-	res := &verdict.Result{V: 1, SubmissionID: job.SubmissionID, Verdict: v, Error: msg,
+	res := &verdict.Result{V: protocol.Version, SubmissionID: job.SubmissionID, Verdict: v, Error: msg,
 		Tests: []verdict.TestResult{}, Groups: []verdict.GroupResult{},
 		Worker: w.cfg.Name, Attempt: attempt, FeedbackPolicy: w.earlyFeedback(job)}
 	if protocol.ValidID(job.Problem) {

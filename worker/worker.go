@@ -478,14 +478,14 @@ func (w *Worker) finish(ctx context.Context, id string, attempt int, res *verdic
 	if err != nil {
 		return err
 	}
-	final, _ := json.Marshal(protocol.Event{V: 1, SubmissionID: id, Attempt: attempt, Seq: seq, Time: time.Now().UTC(), Type: protocol.EventFinal, Worker: w.cfg.Name, Result: res,
+	final, _ := json.Marshal(protocol.Event{V: protocol.Version, SubmissionID: id, Attempt: attempt, Seq: seq, Time: time.Now().UTC(), Type: protocol.EventFinal, Worker: w.cfg.Name, Result: res,
 		FeedbackPolicy: res.FeedbackPolicy})
 	// Both in flight at once, then both acknowledged: one round trip.
-	rf, err := w.js.PublishAsync(w.subj.Results(id), body, jetstream.WithMsgID(id+":result"))
+	rf, err := w.js.PublishAsync(w.subj.Results(id), body, jetstream.WithMsgID(protocol.ResultMsgID(id)))
 	if err != nil {
 		return fmt.Errorf("publish result: %w", err)
 	}
-	ff, err := w.js.PublishAsync(w.subj.Events(id), final, jetstream.WithMsgID(id+":final"))
+	ff, err := w.js.PublishAsync(w.subj.Events(id), final, jetstream.WithMsgID(protocol.FinalMsgID(id)))
 	if err != nil {
 		return fmt.Errorf("publish final event: %w", err)
 	}
@@ -561,13 +561,13 @@ func (e *events) publish(ev protocol.Event) {
 		return // the job is another worker's now; its events are
 	}
 	e.seq++
-	ev.V, ev.SubmissionID, ev.Attempt, ev.Seq, ev.Time = 1, e.id, e.attempt, e.seq, time.Now().UTC()
+	ev.V, ev.SubmissionID, ev.Attempt, ev.Seq, ev.Time = protocol.Version, e.id, e.attempt, e.seq, time.Now().UTC()
 	ev.FeedbackPolicy = e.policy
 	b, err := json.Marshal(ev)
 	if err != nil {
 		return
 	}
-	msgID := fmt.Sprintf("%s:%d:%d", e.id, e.attempt, e.seq)
+	msgID := protocol.EventMsgID(e.id, e.attempt, e.seq)
 	if _, err := e.w.js.PublishAsync(e.w.subj.Events(e.id), b, jetstream.WithMsgID(msgID)); err != nil {
 		// Too many pending (a slow or unreachable server): progress is
 		// best effort, the final result is not; drop this event.

@@ -135,7 +135,7 @@ func followResult(ctx context.Context, js jetstream.JetStream, subj protocol.Sub
 
 // submissionJob is the job of a submission read from files, as JSON.
 func submissionJob(sub verdict.Submission, id, prob, entry string, timeLimit time.Duration) []byte {
-	job := protocol.Job{V: 1, SubmissionID: id, Problem: prob, Language: sub.Language, Files: map[string]string{}, EntryPoint: entry}
+	job := protocol.Job{V: protocol.Version, SubmissionID: id, Problem: prob, Language: sub.Language, Files: map[string]string{}, EntryPoint: entry}
 	for n, b := range sub.Files {
 		job.Files[n] = string(b)
 	}

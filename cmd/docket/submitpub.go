@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -57,7 +58,7 @@ func publishJob(ctx context.Context, js jetstream.JetStream, subject string, bod
 	wait := 250 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		actx, cancel := context.WithTimeout(ctx, publishAttempt)
-		ack, err := js.Publish(actx, subject, body, jetstream.WithMsgID(id))
+		ack, err := js.Publish(actx, subject, body, jetstream.WithMsgID(protocol.JobMsgID(id)))
 		cancel()
 		if err == nil {
 			if ack.Duplicate && attempt > 1 {
