@@ -178,6 +178,17 @@ func checkHealth(c *composeFile, service, addrVar string) error {
 	return nil
 }
 
+// checkSelftestFirst: the service's health check begins with `docket
+// selftest --once`, the report its entrypoint kept at start.
+func checkSelftestFirst(c *composeFile, service string) error {
+	s := c.Services[service]
+	if s.Healthcheck == nil || len(s.Healthcheck.Test) < 2 || s.Healthcheck.Test[0] != "CMD-SHELL" ||
+		!strings.HasPrefix(s.Healthcheck.Test[1], "docket selftest --once") {
+		return fmt.Errorf("%s: the health check's first step is not docket selftest --once", service)
+	}
+	return nil
+}
+
 // checkWorker: the worker runs unprivileged with the shipped profile, a
 // private cgroup namespace, SYS_ADMIN, and a stop grace beyond DOCKET_GRACE.
 func checkWorker(c *composeFile, grace time.Duration) error {
@@ -302,6 +313,7 @@ func TestCompose(t *testing.T) {
 	expectClean(t, "docker-compose.yml", checkCompose(c, known, natsServerVersion(t)))
 	expectClean(t, "worker health", checkHealth(c, "worker", "DOCKET_METRICS_ADDR"))
 	expectClean(t, "bridge health", checkHealth(c, "bridge", "DOCKET_BRIDGE_ADDR"))
+	expectClean(t, "worker health's first step", checkSelftestFirst(c, "worker"))
 	expectClean(t, "worker", checkWorker(c, graceOf(t, c.Services["worker"].Environment, known)))
 	nodes, err := natsNodes(c)
 	if err != nil {
@@ -341,6 +353,7 @@ func TestComposeChecksFail(t *testing.T) {
 	expectProblem(t, "unknown env", checkCompose(broken("DOCKET_LOG_LEVEL: info", "DOCKET_LOGLEVEL: info"), known, v), "DOCKET_LOGLEVEL")
 	expectProblem(t, "missing Dockerfile", checkCompose(broken("dockerfile: deploy/Dockerfile", "dockerfile: deploy/Dockerfile.gone"), known, v), "Dockerfile.gone")
 	expectProblem(t, "health on another port", checkHealth(broken("http://127.0.0.1:9090/readyz", "http://127.0.0.1:9091/readyz"), "worker", "DOCKET_METRICS_ADDR"), "/readyz")
+	expectProblem(t, "health without selftest", checkSelftestFirst(broken("docket selftest --once >/dev/null && ", ""), "worker"), "selftest")
 	expectProblem(t, "health on livez", checkHealth(broken("http://127.0.0.1:9090/readyz", "http://127.0.0.1:9090/livez"), "worker", "DOCKET_METRICS_ADDR"), "/readyz")
 	expectProblem(t, "short stop grace", checkWorker(broken("stop_grace_period: 45s", "stop_grace_period: 10s"), 30*time.Second), "stop_grace_period")
 	expectProblem(t, "no init", checkWorker(broken("    init: true\n    command: [\"worker\"]", "    command: [\"worker\"]"), 30*time.Second), "init")

@@ -84,7 +84,7 @@ func checkDockerfile(d dockerfile, ignore []string, cat *langs.Catalog) error {
 	for _, args := range d.all("COPY") {
 		fields := strings.Fields(args)
 		if len(fields) > 0 && strings.HasPrefix(fields[0], "--from=") {
-			if fields[1] == "/usr/local/go" {
+			if fields[len(fields)-1] == "/usr/local/go" { // the Go toolchain, where PATH finds it
 				goFromBuild = true
 			}
 			continue
@@ -144,8 +144,15 @@ func checkDockerfile(d dockerfile, ignore []string, cat *langs.Catalog) error {
 	if !slices.ContainsFunc(d.all("COPY"), func(s string) bool { return strings.HasSuffix(s, "/usr/local/bin/docket-entrypoint") }) {
 		ps.addf("deploy/entrypoint.sh is not installed as docket-entrypoint")
 	}
+	if hc := d.all("HEALTHCHECK"); len(hc) != 1 || !healthStartsWithSelftest.MatchString(hc[0]) {
+		ps.addf("HEALTHCHECK %v: want one whose first step is docket selftest --once", hc)
+	}
 	return ps.err()
 }
+
+// healthStartsWithSelftest matches a HEALTHCHECK whose command begins
+// with `docket selftest --once` (the report the entrypoint kept at start).
+var healthStartsWithSelftest = regexp.MustCompile(`^(--[a-z-]+=\S+\s+)*CMD\s+docket selftest --once\b`)
 
 // aptPackages is the runtime stage's apt-get install list.
 func aptPackages(d dockerfile) []string {
@@ -240,7 +247,8 @@ func TestDockerfileChecksFail(t *testing.T) {
 	expectProblem(t, "missing COPY source", checkDockerfile(broken("COPY problems /problems", "COPY problemz /problems"), ign, cat), "problemz")
 	expectProblem(t, "ignored COPY source", checkDockerfile(broken("COPY problems /problems", "COPY docs /docs"), ign, cat), ".dockerignore")
 	expectProblem(t, "toolchain missing", checkDockerfile(broken("pypy3", ""), ign, cat), "pypy3")
-	expectProblem(t, "go not copied", checkDockerfile(broken("COPY --from=build /usr/local/go /usr/local/go", ""), ign, cat), "Go toolchain")
+	expectProblem(t, "go not copied", checkDockerfile(broken("COPY --from=build /out/go /usr/local/go", ""), ign, cat), "Go toolchain")
 	expectProblem(t, "other command", checkDockerfile(broken(`CMD ["worker"]`, `CMD ["serve"]`), ign, cat), "docket worker")
 	expectProblem(t, "no cgo", checkDockerfile(broken("CGO_ENABLED=1", "CGO_ENABLED=0"), ign, cat), "CGO_ENABLED=1")
+	expectProblem(t, "health without selftest", checkDockerfile(broken("CMD docket selftest --once >/dev/null && ", "CMD "), ign, cat), "HEALTHCHECK")
 }

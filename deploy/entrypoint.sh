@@ -43,4 +43,18 @@ if [ -d /var/lib/docket ]; then
 	chmod 0711 /var/lib/docket ||
 		echo "docket-entrypoint: cannot make /var/lib/docket 0711; docket will refuse what is beneath it" >&2
 fi
+# The escape checks, once, before a worker starts judging: `docket selftest
+# --once` keeps its report in the state directory, and the health check's
+# first step is the same command, which then reads it. A failure is logged
+# here and makes the container unhealthy; docket itself refuses to start
+# below DOCKET_SANDBOX_MIN_LEVEL. DOCKET_SELFTEST_AT_START=0 skips it (the
+# health check then runs the checks the first time it is asked).
+case "${1:-}" in
+worker | serve)
+	if [ "${DOCKET_SELFTEST_AT_START:-1}" = 1 ]; then
+		docket selftest --once >&2 ||
+			echo "docket-entrypoint: docket selftest failed (above); the health check reports it" >&2
+	fi
+	;;
+esac
 exec docket "$@"

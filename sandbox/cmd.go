@@ -284,7 +284,7 @@ func (c *Cmd) Start() (err error) {
 		tr.Rootfs = &mount.Rootfs{Template: true, FromFDs: true, Proc: true}
 		var refill func()
 		c.process, refill, err = sb.startFast(binds, flags, c.Network,
-			nsinit.RunFiles{reqR, statW, stdin, stdout, stderr, c.space.box, c.space.tmp})
+			nsinit.RunFiles{reqR, statW, stdin, stdout, stderr, c.space.mnt})
 		defer refill() // after the ready byte, or when Start fails
 		if err != nil {
 			closeAll(childFiles)
@@ -301,7 +301,7 @@ func (c *Cmd) Start() (err error) {
 		proc.Stdin, proc.Stdout, proc.Stderr = stdin, stdout, stderr
 		proc.ExtraFiles = []*os.File{reqR, statW}
 		if c.space != nil {
-			proc.ExtraFiles = append(proc.ExtraFiles, c.space.box, c.space.tmp) // mount.BoxFD, mount.TmpFD
+			proc.ExtraFiles = append(proc.ExtraFiles, c.space.mnt) // mount.SpaceFD
 		}
 		proc.SysProcAttr = &syscall.SysProcAttr{Cloneflags: flags, Pdeathsig: syscall.SIGKILL, Setpgid: !has("pid")}
 		if !caps.Root && caps.UserNS {
@@ -325,9 +325,6 @@ func (c *Cmd) Start() (err error) {
 		c.process, c.pgid = proc.Process, proc.SysProcAttr.Setpgid
 	}
 	closeAll(childFiles) // the child has its copies
-	if c.space != nil {
-		c.space.handed()
-	}
 	proc := c.process
 	c.debugRec.Helper = "exec"
 	if req.Rootfs != nil && req.Rootfs.Template {

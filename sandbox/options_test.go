@@ -38,6 +38,9 @@ func TestDebugLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Closed before the state directory is removed: the zygote and its
+	// spares keep files there until then.
+	t.Cleanup(func() { sb.Close() })
 	sl, err := sb.AcquireSlot()
 	if err != nil {
 		t.Fatal(err)

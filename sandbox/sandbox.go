@@ -92,14 +92,19 @@ type Sandbox struct {
 // RunPrefix starts the names of this sandbox's cgroups and boxes.
 func (s *Sandbox) RunPrefix() string { return "r" + s.id }
 
+// DefaultStateDir is the state directory of a Config that names none:
+// /run/docket for root, $TMPDIR/docket-<uid> otherwise.
+func DefaultStateDir() string {
+	if os.Geteuid() == 0 {
+		return "/run/docket"
+	}
+	return filepath.Join(os.TempDir(), "docket-"+strconv.Itoa(os.Geteuid()))
+}
+
 // New probes the host and prepares the state directory.
 func New(cfg Config) (*Sandbox, error) {
 	if cfg.StateDir == "" {
-		if os.Geteuid() == 0 {
-			cfg.StateDir = "/run/docket"
-		} else {
-			cfg.StateDir = filepath.Join(os.TempDir(), "docket-"+strconv.Itoa(os.Geteuid()))
-		}
+		cfg.StateDir = DefaultStateDir()
 	}
 	if cfg.UIDBase == 0 {
 		cfg.UIDBase = 61000

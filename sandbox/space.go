@@ -14,8 +14,9 @@ import (
 )
 
 // A run's writable space: /box and /tmp, two directories of one tmpfs
-// that the parent makes for the run and hands the helper as two detached
-// mounts. Why a tmpfs of the run's own, and not the host directory:
+// that the parent makes for the run and hands the helper as a detached
+// mount (mount.SpaceFD; the helper attaches the two directories). Why a
+// tmpfs of the run's own, and not the host directory:
 //
 //   - Its size and inode count are the run's disk limits (Limits.Disk,
 //     Limits.DiskInodes): a program that ignores SIGXFSZ and writes file
@@ -37,12 +38,11 @@ import (
 // files it made are not copied out). A run that passed its disk limit
 // copies nothing back.
 type space struct {
-	mnt      *os.File // the detached tmpfs, as fsmount returned it
-	box, tmp *os.File // detached clones of its box and tmp directories, for the helper
-	host     string   // Cmd.Box: copied in, and back; "" for a fresh box
-	base     usage    // what the tmpfs held before the run
-	limit    usage    // what the run may add to it
-	copied   map[string]stamp2
+	mnt    *os.File // the detached tmpfs, as fsmount returned it; the helper gets a copy
+	host   string   // Cmd.Box: copied in, and back; "" for a fresh box
+	base   usage    // what the tmpfs held before the run
+	limit  usage    // what the run may add to it
+	copied map[string]stamp2
 }
 
 // usage is what a tmpfs holds: bytes of its blocks, and inodes.
@@ -91,7 +91,7 @@ func newSpace(host string, lim Limits, uid, gid int) (*space, error) {
 	return sp, nil
 }
 
-// fill makes the box and /tmp, takes the baseline and the clones.
+// fill makes the box and /tmp and takes the baseline.
 func (sp *space) fill(host string, uid, gid int) (err error) {
 	if err := sp.makeBox(host, uid, gid); err != nil {
 		return err
@@ -102,16 +102,8 @@ func (sp *space) fill(host string, uid, gid int) (err error) {
 	if err := os.Chmod(sp.dir("tmp"), 0o1777); err != nil { // Mkdir applies the umask and drops the sticky bit
 		return err
 	}
-	if sp.base, err = sp.usage(); err != nil {
-		return err
-	}
-	if sp.box, err = sp.clone("box"); err != nil {
-		return err
-	}
-	if sp.tmp, err = sp.clone("tmp"); err != nil {
-		return err
-	}
-	return nil
+	sp.base, err = sp.usage()
+	return err
 }
 
 func roundPage(n int64) int64 { return (n + pageSize - 1) / pageSize * pageSize }
@@ -141,16 +133,6 @@ func mountTmpfs(size, inodes int64) (*os.File, error) {
 	return os.NewFile(uintptr(mfd), "space"), nil
 }
 
-// clone is a detached mount of the tmpfs's directory name, for the
-// helper to attach (it keeps nosuid and nodev).
-func (sp *space) clone(name string) (*os.File, error) {
-	fd, err := unix.OpenTree(int(sp.mnt.Fd()), name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
-	if err != nil {
-		return nil, fmt.Errorf("open_tree %s: %w", name, err)
-	}
-	return os.NewFile(uintptr(fd), name), nil
-}
-
 // usage reads what the tmpfs holds now.
 func (sp *space) usage() (usage, error) {
 	var st unix.Statfs_t
@@ -169,21 +151,10 @@ func (sp *space) passed() (bool, error) {
 	return u.bytes-sp.base.bytes > sp.limit.bytes || u.inodes-sp.base.inodes > sp.limit.inodes, nil
 }
 
-// handed: the helper has its own copies of the clones.
-func (sp *space) handed() {
-	for _, f := range []*os.File{sp.box, sp.tmp} {
-		if f != nil {
-			f.Close()
-		}
-	}
-	sp.box, sp.tmp = nil, nil
-}
-
 // close lets the tmpfs go. Dropping the last reference to a detached
 // mount waits for an RCU grace period (0.05-0.3 ms here), so it is done
 // off the caller's path: the memory is freed a moment later either way.
 func (sp *space) close() {
-	sp.handed()
 	if sp.mnt != nil {
 		go sp.mnt.Close()
 		sp.mnt = nil

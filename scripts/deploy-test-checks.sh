@@ -34,6 +34,7 @@ check_selftest() {
 	compose exec -T worker docket selftest >"$out" 2>&1 || { cat "$out" >&2; fail "selftest in the worker exited non-zero"; }
 	sed 's/^/    /' "$out"
 	grep -q '^isolation level: full ' "$out" || fail "selftest in the worker: $(head -1 "$out")"
+	check_health_selftest
 	pid1=$(compose exec -T worker cat /proc/1/comm)
 	echo "    PID 1 in the worker: $pid1"
 	[ "$pid1" != docket ] || fail "docket is PID 1 in the worker (init: true missing?)"
@@ -49,6 +50,26 @@ check_selftest() {
 		echo "    no devices hierarchy (cgroup v2): the devices check does not apply"
 	fi
 	done_step
+}
+
+# check_health_selftest: the entrypoint ran `docket selftest --once` at
+# start (its output is in the container's log), and the worker's health
+# check, healthy by now, starts with the same command.
+check_health_selftest() {
+	cid=$(compose ps -q worker | head -1)
+	hc=$(docker inspect -f '{{json .Config.Healthcheck.Test}}' "$cid")
+	echo "    health check: $hc"
+	case $hc in
+	'["CMD-SHELL","docket selftest --once'*) ;;
+	*) fail "the worker's health check does not start with docket selftest" ;;
+	esac
+	health=$(docker inspect -f '{{.State.Health.Status}}' "$cid")
+	[ "$health" = healthy ] || fail "the worker is $health, not healthy"
+	docker logs "$cid" 2>&1 | grep -q '^isolation level: full ' ||
+		fail "the entrypoint's selftest at start did not say full (docker logs $cid)"
+	compose exec -T worker docket selftest --once --json | grep -q '"ok": true' ||
+		fail "the report kept at start is not ok"
+	echo "    entrypoint's selftest at start: full; the worker is $health"
 }
 
 # check_default_seccomp: with the engine's default seccomp profile in

@@ -31,17 +31,25 @@ type selftestReport struct {
 	MeetsMin     bool                 `json:"meets_min_level"`
 	Checks       []escapeCheck        `json:"escape_checks"`
 	Error        string               `json:"error,omitempty"`
+	// OK: the minimum level is met and every check passed (exit 0).
+	OK bool `json:"ok"`
+	// Key: with --once, what the kept report is valid for (selftest_once.go).
+	Key string `json:"key,omitempty"`
 }
 
 func runSelftest(args []string) int {
 	fs := newFlags("selftest", helpText{
-		synopsis: "[--json]",
+		synopsis: "[--json] [--once]",
 		about: "Probes namespaces, uid switch, cgroup version and controllers and seccomp, runs the\n" +
 			"built-in escape checks, and prints the isolation level. Exit 0 when the configured\n" +
-			"minimum level (DOCKET_SANDBOX_MIN_LEVEL, default full) is met and every check passed.",
+			"minimum level (DOCKET_SANDBOX_MIN_LEVEL, default full) is met and every check passed.\n" +
+			"--once keeps the report in the state directory (selftest.json) and answers from it\n" +
+			"while the same docket binary runs on the same boot: the container runs it at start,\n" +
+			"and its health check's first step is the same command.",
 		example: "docket selftest --json",
 	})
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	once := fs.Bool("once", false, "answer from the report kept since this binary's first selftest on this boot")
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
@@ -55,6 +63,12 @@ func runSelftest(args []string) int {
 		fmt.Fprintln(os.Stderr, "docket selftest:", err)
 		return exitUsage
 	}
+	keep, key := selftestReportPath(cfg), selftestKey()
+	if *once {
+		if rep, ok := loadSelftestReport(keep, key); ok {
+			return reportSelftest(rep, *asJSON)
+		}
+	}
 	rep := selftestReport{MinLevel: cfg.MinLevel.String()}
 	sb, err := sandbox.New(cfg)
 	if sb != nil {
@@ -67,18 +81,29 @@ func runSelftest(args []string) int {
 	if sb != nil && sb.Capabilities().Level >= sandbox.LevelRlimits {
 		rep.Checks = runEscapeChecks(sb)
 	}
-	ok := rep.MeetsMin
+	rep.OK = rep.MeetsMin
 	for _, c := range rep.Checks {
-		ok = ok && c.Passed
+		rep.OK = rep.OK && c.Passed
 	}
-	if *asJSON {
+	if *once {
+		rep.Key = key
+		if err := saveSelftestReport(keep, rep); err != nil {
+			fmt.Fprintln(os.Stderr, "docket selftest: keeping the report:", err)
+		}
+	}
+	return reportSelftest(rep, *asJSON)
+}
+
+// reportSelftest prints rep and is its exit code.
+func reportSelftest(rep selftestReport, asJSON bool) int {
+	if asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		enc.Encode(rep)
 	} else {
 		printSelftest(rep)
 	}
-	if !ok {
+	if !rep.OK {
 		return exitFailed
 	}
 	return exitOK
@@ -138,64 +163,95 @@ func runEscapeChecks(sb *sandbox.Sandbox) []escapeCheck {
 	if ln != nil {
 		port = strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	}
-	checks := []struct {
-		name string
-		args []string
-		// want: status the sandbox must report, and whether output must say contained
-		wantStatus sandbox.Status
-		wantSource string
-		stdin      string // a host file given as stdin, whose path must not show
-	}{
-		{"read /etc/shadow", []string{"read", "/etc/shadow"}, sandbox.OK, "", ""},
-		{"read worker binary", []string{"read", exe}, sandbox.OK, "", ""},
-		{"see host processes", []string{"procs"}, sandbox.OK, "", ""},
-		{"write outside box", []string{"write", "/usr/docket-escape"}, sandbox.OK, "", ""},
-		{"recursive read-only", []string{"mounts"}, sandbox.OK, "", ""},
-		{"tcp to loopback", []string{"connect", "127.0.0.1:" + port}, sandbox.OK, "", ""},
-		{"fork", []string{"fork"}, sandbox.OK, "", ""},
-		{"environment", []string{"env"}, sandbox.OK, "", ""},
-		{"mount", []string{"mount"}, sandbox.RE, sandbox.SourceSeccomp, ""},
-		{"ptrace", []string{"ptrace"}, sandbox.RE, sandbox.SourceSeccomp, ""},
-		{"unshare", []string{"unshare"}, sandbox.RE, sandbox.SourceSeccomp, ""},
-		{"memory bomb", []string{"membomb"}, sandbox.MLE, sandbox.SourceMemory, ""},
-		{"infinite loop", []string{"spin"}, sandbox.TLE, sandbox.SourceCPU, ""},
-		{"disk flood", []string{"diskflood"}, sandbox.OLE, sandbox.SourceDisk, ""},
-		{"host paths", []string{"hostpaths"}, sandbox.OK, "", exe},
-	}
 	os.Setenv("DOCKET_SELFTEST_SECRET", "selftest-secret")
 	var out []escapeCheck
-	for _, ch := range checks {
-		cmd := slot.Command("/.selftest/docket", ch.args...)
-		cmd.Args[0] = "/.selftest/docket"
-		cmd.Env = []string{"DOCKET_ESCAPE=1"}
-		cmd.Binds = []mount.Bind{{Source: exe, Target: "/.selftest/docket"}}
-		cmd.Limits = sandbox.Limits{CPUTime: time.Second, WallTime: 3 * time.Second, Memory: 128 << 20}
-		if ch.stdin != "" {
-			in, err := os.Open(ch.stdin)
-			if err != nil {
-				out = append(out, escapeCheck{Name: ch.name, Detail: err.Error()})
-				continue
-			}
-			defer in.Close()
-			cmd.Stdin = in
-		}
-		res, err := cmd.Run()
-		c := escapeCheck{Name: ch.name}
-		switch {
-		case err != nil:
-			c.Detail = err.Error()
-		case res.Status != ch.wantStatus || (ch.wantSource != "" && res.Source != ch.wantSource):
-			c.Detail = fmt.Sprintf("status %s (%s), want %s %s: %s %s", res.Status, res.Source, ch.wantStatus, ch.wantSource,
-				strings.TrimSpace(string(res.Stdout)), res.Error)
-		case ch.wantStatus == sandbox.OK && !strings.HasPrefix(string(res.Stdout), "contained"):
-			c.Detail = strings.TrimSpace(string(res.Stdout))
-		default:
-			c.Passed = true
-			c.Detail = fmt.Sprintf("%s %s %s", res.Status, res.Source, strings.TrimSpace(string(res.Stdout)))
-		}
-		out = append(out, c)
+	for _, ch := range selftestAttacks(exe, port) {
+		out = append(out, runAttack(slot, exe, ch))
 	}
 	return append(out, cloneNamespacesCheck(slot, exe))
+}
+
+// attack is one escape check: the hostile side's arguments, the status
+// (and source) the sandbox must report, and, for a check whose output must
+// say "contained", status OK.
+type attack struct {
+	name       string
+	args       []string
+	wantStatus sandbox.Status
+	wantSource string
+	stdin      string // a host file given as stdin, whose path must not show
+	limits     sandbox.Limits
+}
+
+// attackLimits are an attack's limits unless it names its own. The wall
+// time leaves the CPU limit room on a loaded or emulated host: a run that
+// waited for a CPU is not a check that failed.
+var attackLimits = sandbox.Limits{CPUTime: time.Second, WallTime: 10 * time.Second, Memory: 128 << 20}
+
+// Limits the memory bomb and the disk flood reach in a fraction of their
+// CPU time even under software emulation (about 20 times slower): a
+// bomb that touches 128 MiB there spends its second of CPU first, and the
+// check would fail on time instead of memory.
+var (
+	bombLimits  = sandbox.Limits{CPUTime: 10 * time.Second, WallTime: 30 * time.Second, Memory: 48 << 20}
+	floodLimits = sandbox.Limits{CPUTime: 10 * time.Second, WallTime: 30 * time.Second, Memory: 128 << 20, Disk: 4 << 20}
+)
+
+func selftestAttacks(exe, port string) []attack {
+	return []attack{
+		{name: "read /etc/shadow", args: []string{"read", "/etc/shadow"}, wantStatus: sandbox.OK},
+		{name: "read worker binary", args: []string{"read", exe}, wantStatus: sandbox.OK},
+		{name: "see host processes", args: []string{"procs"}, wantStatus: sandbox.OK},
+		{name: "write outside box", args: []string{"write", "/usr/docket-escape"}, wantStatus: sandbox.OK},
+		{name: "recursive read-only", args: []string{"mounts"}, wantStatus: sandbox.OK},
+		{name: "tcp to loopback", args: []string{"connect", "127.0.0.1:" + port}, wantStatus: sandbox.OK},
+		{name: "fork", args: []string{"fork"}, wantStatus: sandbox.OK},
+		{name: "environment", args: []string{"env"}, wantStatus: sandbox.OK},
+		{name: "mount", args: []string{"mount"}, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp},
+		{name: "ptrace", args: []string{"ptrace"}, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp},
+		{name: "unshare", args: []string{"unshare"}, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp},
+		{name: "memory bomb", args: []string{"membomb"}, wantStatus: sandbox.MLE, wantSource: sandbox.SourceMemory, limits: bombLimits},
+		{name: "infinite loop", args: []string{"spin"}, wantStatus: sandbox.TLE, wantSource: sandbox.SourceCPU},
+		{name: "disk flood", args: []string{"diskflood"}, wantStatus: sandbox.OLE, wantSource: sandbox.SourceDisk, limits: floodLimits},
+		{name: "host paths", args: []string{"hostpaths"}, wantStatus: sandbox.OK, stdin: exe},
+	}
+}
+
+// runAttack runs the docket binary itself, bound into the sandbox, as the
+// attack's hostile side.
+func runAttack(slot *sandbox.Slot, exe string, ch attack) escapeCheck {
+	c := escapeCheck{Name: ch.name}
+	cmd := slot.Command("/.selftest/docket", ch.args...)
+	cmd.Args[0] = "/.selftest/docket"
+	cmd.Env = []string{"DOCKET_ESCAPE=1"}
+	cmd.Binds = []mount.Bind{{Source: exe, Target: "/.selftest/docket"}}
+	cmd.Limits = attackLimits
+	if ch.limits != (sandbox.Limits{}) {
+		cmd.Limits = ch.limits
+	}
+	if ch.stdin != "" {
+		in, err := os.Open(ch.stdin)
+		if err != nil {
+			c.Detail = err.Error()
+			return c
+		}
+		defer in.Close()
+		cmd.Stdin = in
+	}
+	res, err := cmd.Run()
+	switch {
+	case err != nil:
+		c.Detail = err.Error()
+	case res.Status != ch.wantStatus || (ch.wantSource != "" && res.Source != ch.wantSource):
+		c.Detail = fmt.Sprintf("status %s (%s), want %s %s: %s %s", res.Status, res.Source, ch.wantStatus, ch.wantSource,
+			strings.TrimSpace(string(res.Stdout)), res.Error)
+	case ch.wantStatus == sandbox.OK && !strings.HasPrefix(string(res.Stdout), "contained"):
+		c.Detail = strings.TrimSpace(string(res.Stdout))
+	default:
+		c.Passed = true
+		c.Detail = fmt.Sprintf("%s %s %s", res.Status, res.Source, strings.TrimSpace(string(res.Stdout)))
+	}
+	return c
 }
 
 // escapeMain is the hostile side: one attack per invocation.

@@ -46,18 +46,15 @@ type Rootfs struct {
 	// the helper mounts only Binds (the box), /tmp and /proc. Only the C
 	// helper, forked by the zygote, builds such a root.
 	Template bool `json:"template,omitempty"`
-	// FromFDs: the box and /tmp are detached mounts the parent made (the
-	// run's bounded writable space) on descriptors BoxFD and TmpFD,
-	// attached at /box and /tmp instead of a box bind and a /tmp of
-	// TmpSize.
+	// FromFDs: the box and /tmp are the directories box and tmp of the
+	// run's space, a detached tmpfs the parent made (the run's bounded
+	// writable space) on descriptor SpaceFD, instead of a box bind and a
+	// /tmp of TmpSize.
 	FromFDs bool `json:"fds,omitempty"`
 }
 
-// BoxFD and TmpFD are where a helper finds the box and /tmp with FromFDs.
-const (
-	BoxFD = 5
-	TmpFD = 6
-)
+// SpaceFD is where a helper finds the run's space with FromFDs.
+const SpaceFD = 5
 
 // Devices are the only device nodes a target sees.
 var Devices = []struct {
@@ -101,10 +98,7 @@ func Build(r Rootfs) error {
 		}
 	}
 	if r.FromFDs {
-		if err := attachFD(root, "/box", BoxFD); err != nil {
-			return err
-		}
-		if err := attachFD(root, "/tmp", TmpFD); err != nil {
+		if err := attachSpace(root); err != nil {
 			return err
 		}
 	} else if err := mountTmp(root, r.TmpSize); err != nil {
@@ -142,15 +136,41 @@ func Build(r Rootfs) error {
 	return nil
 }
 
-// attachFD moves the detached mount on fd onto root+dir.
-func attachFD(root, dir string, fd int) error {
-	if err := os.MkdirAll(root+dir, 0o755); err != nil {
-		return fail("mkdir "+dir, err)
+// attachSpace puts the run's space (on SpaceFD) onto root/box and
+// root/tmp. The tmpfs is attached first, at root/tmp, and its two
+// directories cloned from there: a kernel such as Debian 12's 6.1 clones
+// (open_tree) a mount of the caller's own namespace only, never a
+// detached one (EINVAL). Then the whole tmpfs is detached again, and the
+// run sees its two directories and nothing else of it.
+func attachSpace(root string) error {
+	for _, dir := range []string{"/box", "/tmp"} {
+		if err := os.MkdirAll(root+dir, 0o755); err != nil {
+			return fail("mkdir "+dir, err)
+		}
 	}
-	if err := unix.MoveMount(fd, "", unix.AT_FDCWD, root+dir, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
-		return fail("attach "+dir, err)
+	staging := root + "/tmp"
+	if err := unix.MoveMount(SpaceFD, "", unix.AT_FDCWD, staging, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+		return fail("attach space", err)
 	}
-	unix.Close(fd)
+	unix.Close(SpaceFD)
+	clones := make([]int, 0, 2)
+	for _, name := range []string{"box", "tmp"} {
+		fd, err := unix.OpenTree(unix.AT_FDCWD, staging+"/"+name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+		if err != nil {
+			return fail("clone "+name, err)
+		}
+		clones = append(clones, fd)
+	}
+	if err := unix.Unmount(staging, unix.MNT_DETACH); err != nil {
+		return fail("detach space", err)
+	}
+	for i, dir := range []string{"/box", "/tmp"} {
+		err := unix.MoveMount(clones[i], "", unix.AT_FDCWD, root+dir, unix.MOVE_MOUNT_F_EMPTY_PATH)
+		unix.Close(clones[i])
+		if err != nil {
+			return fail("attach "+dir, err)
+		}
+	}
 	return nil
 }
 

@@ -282,15 +282,15 @@ static const char *sys_fail(int e, const char *stage)
  * abort() raises, SIGPIPE. As PID 2 the target gets them as on any host,
  * so a file-size overrun ends as SIGXFSZ (OLE) and an assert as SIGABRT.
  */
-static const char *setup_root(struct dk_request *r, int box_fd)
+static const char *setup_root(struct dk_request *r, int forked)
 {
 	if (r->has_rootfs) {
 		if (r->rootfs.template) {
-			if (box_fd < 0) {
+			if (!forked) {
 				dk_error("a template root needs the zygote");
 				return "mount";
 			}
-			if (dk_enter_template(&r->rootfs, box_fd) < 0)
+			if (dk_enter_template(&r->rootfs) < 0)
 				return "mount";
 		} else if (dk_build_rootfs(&r->rootfs) < 0) {
 			return "mount";
@@ -468,12 +468,12 @@ _Noreturn void dk_report_setup_error(const char *stage)
 	report(DK_SETUP_ERROR, stage, NULL);
 }
 
-_Noreturn void dk_helper(int box_fd)
+_Noreturn void dk_helper(int forked)
 {
 	struct dk_request req;
 	if (read_request(&req) < 0)
 		report(DK_SETUP_ERROR, "read request", NULL);
-	const char *stage = setup_root(&req, box_fd);
+	const char *stage = setup_root(&req, forked);
 	if (stage)
 		report(DK_SETUP_ERROR, stage, NULL);
 	const char *path = NULL, *stage_arg = NULL;
@@ -549,7 +549,7 @@ __attribute__((constructor)) static void dk_nsinit(int argc, char **argv, char *
 	if (strcmp(arg0, DK_PROBE_ARG0) == 0)
 		_exit(0);
 	if (strcmp(arg0, DK_ARG0) == 0)
-		dk_helper(-1);
+		dk_helper(0);
 	if (strcmp(arg0, DK_ZYGOTE_ARG0) == 0)
 		dk_zygote();
 #else
@@ -557,7 +557,7 @@ __attribute__((constructor)) static void dk_nsinit(int argc, char **argv, char *
 	if (arg0_is(DK_PROBE_ARG0))
 		_exit(0);
 	if (arg0_is(DK_ARG0))
-		dk_helper(-1);
+		dk_helper(0);
 	if (arg0_is(DK_ZYGOTE_ARG0))
 		dk_zygote();
 #endif

@@ -19,8 +19,8 @@
 // zygote.go): a C process per Sandbox, started once like a helper with
 // argv[0] ZygoteArg0, that holds template roots and forks helpers into
 // fresh namespaces on a copy of one, ahead of their runs. Such a helper
-// gets its box as a detached mount on fd 5 and a request whose root is a
-// template root ('R' flag 4); everything else below is the same.
+// gets the run's space on fd 5 and a request whose root is a template
+// root ('R' flags 4 and 8); everything else below is the same.
 //
 // Protocol over two inherited pipes, never through a file a target could read:
 //
@@ -57,13 +57,12 @@
 //	'R' i64 tmp size, u8 flags (1 proc, 2 dev by bind, 4 template,
 //	    8 fds), mount point
 //	                      the new root (at most once; absent: none); with
-//	                      flag 4 (a helper from the zygote) its one bind,
-//	                      the box, comes from fd 5 and goes onto the
-//	                      helper's copy of a template root, with /tmp;
-//	                      with flag 8 (what docket sends) the box and /tmp
-//	                      are detached mounts on fds 5 and 6, the run's
-//	                      bounded writable space (tmp size is unused, and
-//	                      a template request has no bind)
+//	                      flag 8 (what docket sends) the box and /tmp are
+//	                      the directories box and tmp of the detached
+//	                      tmpfs on fd 5, the run's bounded writable space
+//	                      (tmp size is unused); with flag 4 (a helper from
+//	                      the zygote, always with flag 8 and no bind) they
+//	                      go onto the helper's copy of a template root
 //	'B' u8 flags (1 writable, 2 optional), u32 source length, source,
 //	    target            one bind, in order; after 'R'
 //	'M' string            one mask; after 'R'

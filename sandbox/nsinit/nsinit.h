@@ -31,8 +31,7 @@ static inline const char *dk_box_dir(void) { return DK_BOX_DIR; }
 
 #define DK_REQUEST_FD 3 /* request, then the release byte */
 #define DK_STATUS_FD 4  /* 'R', 'E' + message, 'X' + message */
-#define DK_BOX_FD 5    /* the box, a detached mount (a zygote's helper, or DK_ROOTFS_FDS) */
-#define DK_TMP_FD 6    /* with DK_ROOTFS_FDS: /tmp, a detached mount */
+#define DK_SPACE_FD 5  /* with DK_ROOTFS_FDS: the run's space, a detached tmpfs */
 #define DK_ZYGOTE_FD 3 /* the zygote's control socket */
 
 #define DK_READY 'R'
@@ -80,9 +79,9 @@ struct dk_rootfs {
 	int proc;
 	int dev_by_bind;
 	int template; /* per-run mounts on a copy of the template (zygote only) */
-	/* The box and /tmp are detached mounts on DK_BOX_FD and DK_TMP_FD
-	 * (the run's bounded writable space, made by the parent) instead of a
-	 * box bind and a tmpfs of tmp_size. */
+	/* The box and /tmp are the directories box and tmp of the detached
+	 * tmpfs on DK_SPACE_FD (the run's bounded writable space, made by the
+	 * parent) instead of a box bind and a tmpfs of tmp_size. */
 	int fds;
 	struct dk_bind *binds;
 	size_t nbinds;
@@ -146,14 +145,14 @@ extern int dk_no_mount_setattr;
  * the empty mount points /tmp, /proc and DK_BOX_DIR. */
 int dk_build_template(const struct dk_rootfs *r);
 /* rootfs.c, in a helper forked by the zygote, already in its copy of the
- * template with /proc mounted: the box (r's one bind, the detached mount
- * box_fd) and /tmp; cwd is "/" afterwards. */
-int dk_enter_template(const struct dk_rootfs *r, int box_fd);
+ * template with /proc mounted: the box and /tmp from the run's space on
+ * DK_SPACE_FD (r must say so); cwd is "/" afterwards. */
+int dk_enter_template(const struct dk_rootfs *r);
 
-/* nsinit.c: the helper, from the constructor (box_fd -1) or from the
- * zygote (zygote.c); and its setup error report, for the zygote's part of
- * a helper's setup (dk_errmsg is the message). */
-_Noreturn void dk_helper(int box_fd);
+/* nsinit.c: the helper, from the constructor (forked 0) or from the
+ * zygote (forked 1, zygote.c); and its setup error report, for the
+ * zygote's part of a helper's setup (dk_errmsg is the message). */
+_Noreturn void dk_helper(int forked);
 _Noreturn void dk_report_setup_error(const char *stage);
 /* zygote.c */
 _Noreturn void dk_zygote(void);

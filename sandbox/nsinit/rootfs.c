@@ -423,37 +423,77 @@ static int finish_root(const struct dk_rootfs *r)
 	return 0;
 }
 
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
 #ifndef SYS_move_mount
 #define SYS_move_mount 429
+#endif
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
 #endif
 #ifndef MOVE_MOUNT_F_EMPTY_PATH
 #define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
 #endif
 
-/*
- * One of the run's own mounts, made by the parent as a detached mount
- * (its bounded writable space: the box and /tmp, two directories of one
- * size- and inode-limited tmpfs) and passed on fd, onto root+dir. The
- * mount point is created first (a template has both already).
- */
-static int attach_fd(const char *root, const char *dir, int fd, mode_t mode)
+/* A detached clone of the mount at dir/name (attached in this namespace). */
+static int clone_dir(const char *dir, const char *name)
+{
+	char *p = dk_concat3(dir, "/", name);
+	int fd = (int)syscall(SYS_open_tree, AT_FDCWD, p, OPEN_TREE_CLONE | O_CLOEXEC);
+	int e = errno;
+	free(p);
+	if (fd < 0)
+		return FAIL_ERRNO(e, "clone %s", name);
+	return fd;
+}
+
+static int move_fd(int fd, const char *root, const char *dir)
 {
 	char *p = dk_concat3(root, dir, "");
-	if (mkdir_all(p, mode) < 0)
-		return fail("mkdir %s", dir);
-	if (syscall(SYS_move_mount, fd, "", AT_FDCWD, p, MOVE_MOUNT_F_EMPTY_PATH) < 0)
-		return FAIL_ERRNO(errno, "attach %s", dir);
-	close(fd);
+	int r = (int)syscall(SYS_move_mount, fd, "", AT_FDCWD, p, MOVE_MOUNT_F_EMPTY_PATH);
+	int e = errno;
 	free(p);
+	close(fd);
+	if (r < 0)
+		return FAIL_ERRNO(e, "attach %s", dir);
 	return 0;
 }
 
-/* The box and /tmp from DK_BOX_FD and DK_TMP_FD (DK_ROOTFS_FDS). */
-static int attach_run_mounts(const char *root)
+/*
+ * The run's writable space onto root/box and root/tmp. The parent made it
+ * (one size- and inode-limited tmpfs holding the directories box and tmp)
+ * and sent it detached, on DK_SPACE_FD. It is attached first, at
+ * root/tmp, and its two directories cloned from there: a kernel such as
+ * Debian 12's 6.1 clones (open_tree) a mount of the caller's own
+ * namespace only, never a detached one (EINVAL). Then the whole tmpfs is
+ * detached again, and the run sees its two directories and nothing else.
+ */
+static int attach_space(const char *root)
 {
-	if (attach_fd(root, DK_BOX_DIR, DK_BOX_FD, 0755) < 0)
+	static const char *const points[] = {DK_BOX_DIR, "/tmp"};
+	for (size_t i = 0; i < 2; i++) {
+		char *p = dk_concat3(root, points[i], "");
+		if (mkdir_all(p, 0755) < 0)
+			return fail("mkdir %s", points[i]);
+		free(p);
+	}
+	char *staging = dk_concat3(root, "/tmp", "");
+	if (syscall(SYS_move_mount, DK_SPACE_FD, "", AT_FDCWD, staging, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		return FAIL_ERRNO(errno, "attach space");
+	close(DK_SPACE_FD);
+	int box = clone_dir(staging, "box");
+	if (box < 0)
 		return -1;
-	return attach_fd(root, "/tmp", DK_TMP_FD, 0755);
+	int tmp = clone_dir(staging, "tmp");
+	if (tmp < 0)
+		return -1;
+	if (umount2(staging, MNT_DETACH) < 0)
+		return FAIL_ERRNO(errno, "detach space");
+	free(staging);
+	if (move_fd(box, root, DK_BOX_DIR) < 0)
+		return -1;
+	return move_fd(tmp, root, "/tmp");
 }
 
 int dk_build_rootfs(const struct dk_rootfs *r)
@@ -463,7 +503,7 @@ int dk_build_rootfs(const struct dk_rootfs *r)
 	const char *root = r->mount_point;
 	char *p;
 	if (r->fds) {
-		if (attach_run_mounts(root) < 0)
+		if (attach_space(root) < 0)
 			return -1;
 	} else {
 		p = dk_concat3(root, "/tmp", "");
@@ -519,36 +559,14 @@ int dk_build_template(const struct dk_rootfs *r)
 }
 
 
-int dk_enter_template(const struct dk_rootfs *r, int box_fd)
+int dk_enter_template(const struct dk_rootfs *r)
 {
-	if (r->fds) {
-		/* The box on DK_BOX_FD (box_fd) and /tmp, both the parent's. */
-		if (r->nbinds != 0) {
-			dk_error("%zu binds, want none: the box comes on a descriptor", r->nbinds);
-			return fail("template");
-		}
-		if (attach_run_mounts("") < 0)
-			return -1;
-		if (chdir("/") < 0)
-			return FAIL_ERRNO(errno, "chdir /");
-		return 0;
-	}
-	if (r->nbinds != 1) {
-		dk_error("%zu binds, want the box alone", r->nbinds);
+	/* Only the box and /tmp: the parent sends them as its space. */
+	if (!r->fds || r->nbinds != 0) {
+		dk_error("a template root takes the run's space and no binds (%zu)", r->nbinds);
 		return fail("template");
 	}
-	const struct dk_bind *b = &r->binds[0];
-	const char *dst = b->dst[0] ? b->dst : b->src;
-	if (dst[0] != '/' || strstr(dst, "..")) {
-		dk_error("target must be an absolute path without ..");
-		return fail("bind %s", dst);
-	}
-	/* The box: docket cloned it from its own namespace (a path there
-	 * means nothing here) with the flags of the full build's remount. */
-	if (syscall(SYS_move_mount, box_fd, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH) < 0)
-		return FAIL_ERRNO(errno, "bind %s", b->src);
-	close(box_fd);
-	if (mount_tmp("/tmp", r->tmp_size) < 0)
+	if (attach_space("") < 0)
 		return -1;
 	if (chdir("/") < 0)
 		return FAIL_ERRNO(errno, "chdir /");

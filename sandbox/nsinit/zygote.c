@@ -34,8 +34,8 @@
  * enters a private copy of its template and mounts its /proc ("presetup");
  * a spare then waits on its socket until docket sends one message, any
  * byte, with the run's six descriptors: request pipe, status pipe, stdin,
- * stdout, stderr and the box (a detached mount, open_tree(2), that docket
- * cloned from its own namespace). An empty read (docket closed the socket)
+ * stdout, stderr and the run's space (a detached tmpfs docket made, that
+ * holds the box and /tmp). An empty read (docket closed the socket)
  * ends it. From there it is the same helper (dk_helper in nsinit.c) with
  * the same request and protocol; only its root is a copy of the template.
  * A spare is used for one run only: every run still gets namespaces no
@@ -67,7 +67,7 @@
 #endif
 
 #define ZY_HEADER 16
-#define ZY_RUN_FDS 7  /* request, status, stdin, stdout, stderr, box, tmp */
+#define ZY_RUN_FDS 6  /* request, status, stdin, stdout, stderr, the run's space */
 #define ZY_SPARE_FD 7 /* a spare's socket, until its run arrives */
 
 static const uint64_t clone_allowed = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
@@ -203,27 +203,27 @@ out:
 }
 
 /*
- * The run's descriptors to 0-4, DK_BOX_FD and DK_TMP_FD, and nothing else (the
+ * The run's descriptors to 0-4 and DK_SPACE_FD, and nothing else (the
  * zygote's socket and templates, a spare's socket). They are first copied
  * above every target number, so no dup2 overwrites one still to be moved.
  */
 static void arrange_fds(const int *fds)
 {
-	/* fds: request, status, stdin, stdout, stderr, box, tmp */
-	const int want[ZY_RUN_FDS] = {fds[2], fds[3], fds[4], fds[0], fds[1], fds[5], fds[6]};
-	const int to[ZY_RUN_FDS] = {0, 1, 2, DK_REQUEST_FD, DK_STATUS_FD, DK_BOX_FD, DK_TMP_FD};
+	/* fds: request, status, stdin, stdout, stderr, space */
+	const int want[ZY_RUN_FDS] = {fds[2], fds[3], fds[4], fds[0], fds[1], fds[5]};
+	const int to[ZY_RUN_FDS] = {0, 1, 2, DK_REQUEST_FD, DK_STATUS_FD, DK_SPACE_FD};
 	int tmp[ZY_RUN_FDS];
 	for (int i = 0; i < ZY_RUN_FDS; i++)
-		if ((tmp[i] = fcntl(want[i], F_DUPFD_CLOEXEC, DK_TMP_FD + 1)) < 0)
+		if ((tmp[i] = fcntl(want[i], F_DUPFD_CLOEXEC, DK_SPACE_FD + 1)) < 0)
 			_exit(126);
 	for (int i = 0; i < ZY_RUN_FDS; i++) {
-		/* stdio and the pipes as for an exec'd helper; the box and
-		 * /tmp are the helper's own business */
-		int r = to[i] >= DK_BOX_FD ? dup3(tmp[i], to[i], O_CLOEXEC) : dup2(tmp[i], to[i]);
+		/* stdio and the pipes as for an exec'd helper; the space is
+		 * the helper's own business */
+		int r = to[i] == DK_SPACE_FD ? dup3(tmp[i], to[i], O_CLOEXEC) : dup2(tmp[i], to[i]);
 		if (r < 0)
 			_exit(126);
 	}
-	if (syscall(SYS_close_range, DK_TMP_FD + 1, ~0U, 0) < 0)
+	if (syscall(SYS_close_range, DK_SPACE_FD + 1, ~0U, 0) < 0)
 		_exit(126);
 }
 
@@ -355,7 +355,7 @@ static void fork_helper(uint32_t id, uint64_t flags, int spare, const int *fds, 
 			if (!ok)
 				dk_report_setup_error("mount");
 		}
-		dk_helper(DK_BOX_FD);
+		dk_helper(1);
 	}
 	if (spare) {
 		close(sp[1]);

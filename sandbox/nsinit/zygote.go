@@ -179,8 +179,8 @@ func (z *Zygote) DropTemplate(id uint32) error {
 }
 
 // RunFiles are a helper's descriptors: the request pipe, the status pipe,
-// stdin, stdout, stderr, and the box and /tmp as detached mounts.
-type RunFiles [7]*os.File
+// stdin, stdout, stderr, and the run's space (mount.SpaceFD).
+type RunFiles [6]*os.File
 
 func (f RunFiles) fds() []int {
 	fds := make([]int, len(f))
@@ -234,34 +234,6 @@ func (s *Spare) Run(files RunFiles) error {
 
 // Discard lets the spare go: it exits (wait for it).
 func (s *Spare) Discard() { s.sock.Close() }
-
-// BoxTree clones the directory dir, with its submounts, into a detached
-// mount for a template root's box, with the flags the full build's bind
-// and remount give it: nosuid and nodev (read-only too unless writable)
-// everywhere, exec and, if writable, read-write on its top, and private,
-// so nothing propagates between the run and the host.
-func BoxTree(dir string, writable bool) (*os.File, error) {
-	fd, err := unix.OpenTree(unix.AT_FDCWD, dir, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
-	if err != nil {
-		return nil, &os.PathError{Op: "open_tree", Path: dir, Err: err}
-	}
-	all := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV, Propagation: unix.MS_PRIVATE}
-	top := unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_NOEXEC}
-	if writable {
-		top.Attr_clr |= unix.MOUNT_ATTR_RDONLY
-	} else {
-		all.Attr_set |= unix.MOUNT_ATTR_RDONLY
-	}
-	if err := unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &all); err != nil {
-		unix.Close(fd)
-		return nil, &os.PathError{Op: "mount_setattr", Path: dir, Err: err}
-	}
-	if err := unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH, &top); err != nil {
-		unix.Close(fd)
-		return nil, &os.PathError{Op: "mount_setattr", Path: dir, Err: err}
-	}
-	return os.NewFile(uintptr(fd), dir), nil
-}
 
 // Close closes the control socket, which ends the zygote, and with it
 // every template.
