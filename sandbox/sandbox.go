@@ -206,7 +206,7 @@ func (s *Sandbox) Slot(n int) (*Slot, error) {
 	s.slotMu.Lock()
 	defer s.slotMu.Unlock()
 	if s.slots[n] {
-		return nil, fmt.Errorf("sandbox: slot %d already in use by this process", n)
+		return nil, fmt.Errorf("sandbox: slot %d already in use by this process: %w", n, ErrSlotInUse)
 	}
 	f, err := os.OpenFile(filepath.Join(s.cfg.StateDir, "slots", strconv.Itoa(n)+".lock"), os.O_CREATE|os.O_RDWR|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
@@ -224,8 +224,15 @@ func (s *Sandbox) Slot(n int) (*Slot, error) {
 	return &Slot{sb: s, N: n, UID: uid, GID: uid, TrustedUID: uid + 1, lock: f}, nil
 }
 
-// ErrSlotBusy: another process holds the slot.
-var ErrSlotBusy = errors.New("slot busy")
+// Slot's and AcquireSlot's errors, for errors.Is.
+var (
+	// ErrSlotBusy: another process holds the slot.
+	ErrSlotBusy = errors.New("slot busy")
+	// ErrSlotInUse: this process holds the slot (a Slot not released).
+	ErrSlotInUse = errors.New("slot in use")
+	// ErrNoFreeSlot: every slot is held, here or by other processes.
+	ErrNoFreeSlot = errors.New("sandbox: no free slot")
+)
 
 // AcquireSlot claims the lowest free slot.
 func (s *Sandbox) AcquireSlot() (*Slot, error) {
@@ -234,11 +241,11 @@ func (s *Sandbox) AcquireSlot() (*Slot, error) {
 		if err == nil {
 			return sl, nil
 		}
-		if !errors.Is(err, ErrSlotBusy) && !strings.Contains(err.Error(), "already in use") {
+		if !errors.Is(err, ErrSlotBusy) && !errors.Is(err, ErrSlotInUse) {
 			return nil, err
 		}
 	}
-	return nil, errors.New("sandbox: no free slot")
+	return nil, ErrNoFreeSlot
 }
 
 // Release gives the slot back.
