@@ -24,6 +24,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/docketjudge/docket/sandbox/cgroup"
 	"github.com/docketjudge/docket/sandbox/mount"
@@ -57,6 +58,11 @@ type Config struct {
 	// from the zygote on a prepared template root: the same isolation,
 	// about 1 ms slower a run. For comparison and debugging.
 	ExecHelpers bool
+	// Trace, when set, is called at the end of each step of every run
+	// with the step's name and how long it took: where a run's time goes
+	// (the tests' phase breakdown). It is called from Start and Wait, at
+	// once for runs of several slots, and must be quick.
+	Trace func(phase string, d time.Duration)
 }
 
 // DefaultBinds: enough for dynamically linked programs and the usual
