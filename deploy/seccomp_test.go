@@ -157,7 +157,7 @@ func snake(s string) string {
 }
 
 // Flags docket's sandbox creates processes with (zygote.c clone_allowed
-// plus CLONE_PARENT; sandbox/cmd.go Cloneflags; nsinit.c's vfork-style
+// plus CLONE_PARENT; sandbox/cmd_spawn.go Cloneflags; nsinit.c's vfork-style
 // clone of the target).
 const sandboxCloneFlags = unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWNET | unix.CLONE_NEWIPC |
 	unix.CLONE_NEWUTS | unix.CLONE_NEWCGROUP | unix.CLONE_PARENT | uint64(unix.SIGCHLD)

@@ -1,10 +1,13 @@
 package sandbox_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -79,24 +82,74 @@ func percentiles(d []time.Duration) (median, p95 time.Duration) {
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // TestPhaseBreakdown prints where a run's time goes, step by step (mean
-// and median of 300 runs of /bin/true after 50 to warm up):
-// DOCKET_PHASES=1 go test -run PhaseBreakdown -v ./sandbox/
+// and median of 300 runs of /bin/true after 50 to warm up), through
+// Config.Trace: DOCKET_PHASES=1 go test -run PhaseBreakdown -v ./sandbox/
 func TestPhaseBreakdown(t *testing.T) {
 	if os.Getenv("DOCKET_PHASES") == "" {
 		t.Skip("set DOCKET_PHASES=1 to print the phase breakdown")
 	}
-	sl := testSlot(t)
+	var log phaseLog
+	sb, err := sandbox.New(sandbox.Config{StateDir: t.TempDir(), UIDBase: 63600, Trace: log.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	sl := slotOf(t, sb)
 	box := boxWith(t, sl, "/bin/true")
-	defer sandbox.TracePhases(false)
 	for i := 0; i < 350; i++ {
-		if i == 50 {
-			sandbox.TracePhases(true)
-		}
+		log.on.Store(i >= 50)
 		cmd := sl.Command("./true")
 		cmd.Box = box
 		if res, err := cmd.Run(); err != nil || res.Status != sandbox.OK {
 			t.Fatal(err, res)
 		}
 	}
-	t.Log("\n" + sandbox.PhaseReport())
+	if len(log.order) == 0 {
+		t.Fatal("Config.Trace was never called")
+	}
+	t.Log("\n" + log.report())
+}
+
+// phaseLog collects the steps Config.Trace reports while on.
+type phaseLog struct {
+	on    atomic.Bool
+	mu    sync.Mutex
+	order []string
+	d     map[string][]time.Duration
+}
+
+func (p *phaseLog) add(step string, d time.Duration) {
+	if !p.on.Load() {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.d == nil {
+		p.d = map[string][]time.Duration{}
+	}
+	if _, ok := p.d[step]; !ok {
+		p.order = append(p.order, step)
+	}
+	p.d[step] = append(p.d[step], d)
+}
+
+// report is one line per step, in the order of the steps: mean and median.
+func (p *phaseLog) report() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var b strings.Builder
+	var total float64
+	for _, step := range p.order {
+		d := append([]time.Duration{}, p.d[step]...)
+		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+		var sum time.Duration
+		for _, x := range d {
+			sum += x
+		}
+		mean := float64(sum) / float64(len(d)) / 1e6
+		total += mean
+		fmt.Fprintf(&b, "%-40s mean %.3f ms  median %.3f ms  (%d runs)\n", step, mean, float64(d[len(d)/2])/1e6, len(d))
+	}
+	fmt.Fprintf(&b, "%-40s mean %.3f ms\n", "total", total)
+	return b.String()
 }

@@ -50,13 +50,14 @@ func (c *Cmd) watchContext() {
 	if c.ctx == nil || c.ctx.Done() == nil {
 		return
 	}
-	c.watchers.Add(1)
+	s := c.state
+	s.watchers.Add(1)
 	go func() {
-		defer c.watchers.Done()
+		defer s.watchers.Done()
 		select {
 		case <-c.ctx.Done():
 			c.kill(SE, SourceCanceled)
-		case <-c.done:
+		case <-s.done:
 		}
 	}()
 }
@@ -65,9 +66,10 @@ func (c *Cmd) watchContext() {
 // that kill was the first (a run already over its time limit keeps its
 // TLE).
 func (c *Cmd) waitErr(res *Result) error {
-	c.killMu.Lock()
-	canceled := c.killSrc == SourceCanceled
-	c.killMu.Unlock()
+	s := c.state
+	s.killMu.Lock()
+	canceled := s.killSrc == SourceCanceled
+	s.killMu.Unlock()
 	if !canceled {
 		return nil
 	}

@@ -1,7 +1,5 @@
 package sandbox
 
-import "time"
-
 // ZygotePid is the pid of the Sandbox's zygote, 0 if none runs.
 func ZygotePid(s *Sandbox) int {
 	s.fast.mu.Lock()
@@ -11,17 +9,6 @@ func ZygotePid(s *Sandbox) int {
 	}
 	return s.fast.z.Pid()
 }
-
-// TracePhases turns the phase log on (fresh) or, with false, off.
-func TracePhases(on bool) {
-	phases = nil
-	if on {
-		phases = &phaseLog{d: map[string][]time.Duration{}}
-	}
-}
-
-// PhaseReport is the phase log's summary.
-func PhaseReport() string { return phases.report() }
 
 // Warm starts the Sandbox's zygote now and waits for it (reporting
 // whether it runs); otherwise it starts in the background at the second

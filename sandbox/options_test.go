@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,6 +97,12 @@ func TestSlotsAreExclusive(t *testing.T) {
 	}
 	if s0.N == s1.N || s0.UID == s1.UID || s0.TrustedUID == s1.UID || s0.UID == s1.TrustedUID {
 		t.Errorf("two holders share slot %d/%d (uids %d/%d)", s0.N, s1.N, s0.UID, s1.UID)
+	}
+	if _, err := a.Slot(s0.N); !errors.Is(err, sandbox.ErrSlotInUse) {
+		t.Errorf("slot %d claimed twice by one Sandbox: %v, want ErrSlotInUse", s0.N, err)
+	}
+	if _, err := b.Slot(s0.N); !errors.Is(err, sandbox.ErrSlotBusy) {
+		t.Errorf("slot %d claimed by a second Sandbox: %v, want ErrSlotBusy", s0.N, err)
 	}
 	s0.Release()
 	s2, err := b.AcquireSlot()

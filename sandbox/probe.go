@@ -126,101 +126,112 @@ func tryClone(flags uintptr, user bool) error {
 	return cmd.Run()
 }
 
+// probe finds what the host allows: namespaces (cached per boot), the
+// new root, the uid switch, cgroups, seccomp; and the level they give.
 func probe(stateDir string, cg cgroup.Manager, cgErr error) Capabilities {
 	c := Capabilities{Root: os.Geteuid() == 0}
-	add := func(name string, active bool, detail string) {
-		c.Layers = append(c.Layers, Layer{Name: name, Active: active, Detail: detail})
+	c.probeNamespaces(stateDir)
+	if c.hasNS("mnt") && c.hasNS("pid") {
+		c.add("filesystem", true, "pivot_root into a read-only tmpfs root with read-only binds, private /tmp, fresh /proc, minimal /dev")
+	} else {
+		c.add("filesystem", false, "needs mount and pid namespaces")
 	}
+	c.UIDSwitch = c.Root
+	if c.UIDSwitch {
+		c.add("uid", true, "targets run as their slot's unprivileged uid")
+	} else {
+		c.add("uid", false, "docket is not root: targets keep docket's uid")
+	}
+	if cgErr != nil || cg == nil {
+		c.noCgroups(cgErr)
+	} else {
+		c.probeCgroups(cg)
+	}
+	c.Seccomp = seccomp.Supported()
+	if c.Seccomp {
+		c.add("seccomp", true, "allowlist filter; hostile calls kill, clone3/io_uring ENOSYS, clone EPERM outside its flag allowlist (no namespaces), fork EPERM for single-process runs, socket EACCES without network")
+	} else {
+		c.add("seccomp", false, "the kernel refuses seccomp filters")
+	}
+	c.setLevel()
+	return c
+}
+
+// add reports one layer.
+func (c *Capabilities) add(name string, active bool, detail string) {
+	c.Layers = append(c.Layers, Layer{Name: name, Active: active, Detail: detail})
+}
+
+// probeNamespaces reports the user namespace (without root) and each
+// namespace a run is cloned into.
+func (c *Capabilities) probeNamespaces(stateDir string) {
 	user := !c.Root
 	ns := probeNamespacesCached(stateDir, user)
 	if user {
 		if ns.UserErr != "" {
-			add("namespace:user", false, "user namespace refused: "+ns.UserErr+
+			c.add("namespace:user", false, "user namespace refused: "+ns.UserErr+
 				" (Ubuntu: kernel.apparmor_restrict_unprivileged_userns=1?)")
 		} else {
 			c.UserNS = true
-			add("namespace:user", true, "docket is not root: namespaces are created in a user namespace")
+			c.add("namespace:user", true, "docket is not root: namespaces are created in a user namespace")
 		}
 	}
 	canNS := c.Root || c.UserNS
 	for _, n := range namespaceFlags {
 		switch why, tried := ns.Refused[n.name]; {
 		case !canNS:
-			add("namespace:"+n.name, false, "no privilege to create namespaces")
+			c.add("namespace:"+n.name, false, "no privilege to create namespaces")
 		case tried && why != "":
-			add("namespace:"+n.name, false, why)
+			c.add("namespace:"+n.name, false, why)
 		default:
 			c.Namespaces = append(c.Namespaces, n.name)
 			c.cloneflags |= n.flag
-			add("namespace:"+n.name, true, "")
+			c.add("namespace:"+n.name, true, "")
 		}
 	}
-	has := func(ns string) bool {
-		for _, n := range c.Namespaces {
-			if n == ns {
-				return true
+}
+
+// noCgroups reports the cgroup layers missing, each with its reason.
+func (c *Capabilities) noCgroups(cgErr error) {
+	c.CgroupVersion = "none"
+	msg := "unavailable"
+	if cgErr != nil {
+		msg = cgErr.Error()
+	}
+	var ue *cgroup.UnavailableError
+	for _, ctl := range []string{cgroup.Memory, cgroup.Pids, cgroup.CPU} {
+		why := msg
+		if errors.As(cgErr, &ue) && ue.Controllers[ctl] != "" {
+			why = ue.Controllers[ctl]
+		}
+		c.add("cgroup:"+ctl, false, why)
+	}
+	c.cgroups = cgroup.Availability{}
+}
+
+// probeCgroups reports each controller of the cgroup manager.
+func (c *Capabilities) probeCgroups(cg cgroup.Manager) {
+	c.CgroupVersion = cg.Version().String()
+	c.cgroups = cg.Controllers()
+	names := make([]string, 0, len(c.cgroups))
+	for n := range c.cgroups {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		why := c.cgroups[n]
+		detail := why
+		if why == "" {
+			detail = cg.Parent()
+		}
+		if n == cgroup.Cpuset {
+			// Pinning is optional: report it, never require it.
+			if why != "" {
+				detail = "optional CPU pinning unavailable: " + why
 			}
 		}
-		return false
+		c.add("cgroup:"+n, why == "", detail)
 	}
-	fsIsolated := has("mnt") && has("pid")
-	if fsIsolated {
-		add("filesystem", true, "pivot_root into a read-only tmpfs root with read-only binds, private /tmp, fresh /proc, minimal /dev")
-	} else {
-		add("filesystem", false, "needs mount and pid namespaces")
-	}
-	c.UIDSwitch = c.Root
-	if c.UIDSwitch {
-		add("uid", true, "targets run as their slot's unprivileged uid")
-	} else {
-		add("uid", false, "docket is not root: targets keep docket's uid")
-	}
-	if cgErr != nil || cg == nil {
-		c.CgroupVersion = "none"
-		msg := "unavailable"
-		if cgErr != nil {
-			msg = cgErr.Error()
-		}
-		var ue *cgroup.UnavailableError
-		for _, ctl := range []string{cgroup.Memory, cgroup.Pids, cgroup.CPU} {
-			why := msg
-			if errors.As(cgErr, &ue) && ue.Controllers[ctl] != "" {
-				why = ue.Controllers[ctl]
-			}
-			add("cgroup:"+ctl, false, why)
-		}
-		c.cgroups = cgroup.Availability{}
-	} else {
-		c.CgroupVersion = cg.Version().String()
-		c.cgroups = cg.Controllers()
-		names := make([]string, 0, len(c.cgroups))
-		for n := range c.cgroups {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			why := c.cgroups[n]
-			detail := why
-			if why == "" {
-				detail = cg.Parent()
-			}
-			if n == cgroup.Cpuset {
-				// Pinning is optional: report it, never require it.
-				if why != "" {
-					detail = "optional CPU pinning unavailable: " + why
-				}
-			}
-			add("cgroup:"+n, why == "", detail)
-		}
-	}
-	c.Seccomp = seccomp.Supported()
-	if c.Seccomp {
-		add("seccomp", true, "allowlist filter; hostile calls kill, clone3/io_uring ENOSYS, clone EPERM outside its flag allowlist (no namespaces), fork EPERM for single-process runs, socket EACCES without network")
-	} else {
-		add("seccomp", false, "the kernel refuses seccomp filters")
-	}
-	c.setLevel()
-	return c
 }
 
 // setLevel derives the level from the layers found.

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/docketjudge/docket/sandbox/cgroup"
 	"github.com/docketjudge/docket/sandbox/mount"
@@ -57,6 +58,11 @@ type Config struct {
 	// from the zygote on a prepared template root: the same isolation,
 	// about 1 ms slower a run. For comparison and debugging.
 	ExecHelpers bool
+	// Trace, when set, is called at the end of each step of every run
+	// with the step's name and how long it took: where a run's time goes
+	// (the tests' phase breakdown). It is called from Start and Wait, at
+	// once for runs of several slots, and must be quick.
+	Trace func(phase string, d time.Duration)
 }
 
 // DefaultBinds: enough for dynamically linked programs and the usual
@@ -206,7 +212,7 @@ func (s *Sandbox) Slot(n int) (*Slot, error) {
 	s.slotMu.Lock()
 	defer s.slotMu.Unlock()
 	if s.slots[n] {
-		return nil, fmt.Errorf("sandbox: slot %d already in use by this process", n)
+		return nil, fmt.Errorf("sandbox: slot %d already in use by this process: %w", n, ErrSlotInUse)
 	}
 	f, err := os.OpenFile(filepath.Join(s.cfg.StateDir, "slots", strconv.Itoa(n)+".lock"), os.O_CREATE|os.O_RDWR|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
@@ -224,8 +230,15 @@ func (s *Sandbox) Slot(n int) (*Slot, error) {
 	return &Slot{sb: s, N: n, UID: uid, GID: uid, TrustedUID: uid + 1, lock: f}, nil
 }
 
-// ErrSlotBusy: another process holds the slot.
-var ErrSlotBusy = errors.New("slot busy")
+// Slot's and AcquireSlot's errors, for errors.Is.
+var (
+	// ErrSlotBusy: another process holds the slot.
+	ErrSlotBusy = errors.New("slot busy")
+	// ErrSlotInUse: this process holds the slot (a Slot not released).
+	ErrSlotInUse = errors.New("slot in use")
+	// ErrNoFreeSlot: every slot is held, here or by other processes.
+	ErrNoFreeSlot = errors.New("sandbox: no free slot")
+)
 
 // AcquireSlot claims the lowest free slot.
 func (s *Sandbox) AcquireSlot() (*Slot, error) {
@@ -234,11 +247,11 @@ func (s *Sandbox) AcquireSlot() (*Slot, error) {
 		if err == nil {
 			return sl, nil
 		}
-		if !errors.Is(err, ErrSlotBusy) && !strings.Contains(err.Error(), "already in use") {
+		if !errors.Is(err, ErrSlotBusy) && !errors.Is(err, ErrSlotInUse) {
 			return nil, err
 		}
 	}
-	return nil, errors.New("sandbox: no free slot")
+	return nil, ErrNoFreeSlot
 }
 
 // Release gives the slot back.

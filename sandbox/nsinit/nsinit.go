@@ -180,6 +180,8 @@ func WriteRequest(w io.Writer, req *Request) error {
 	return err
 }
 
+// encodeRequest frames req as the helper's decoder reads it: a length,
+// then one record per item, in the decoder's order.
 func encodeRequest(req *Request) ([]byte, error) {
 	e := &encoder{buf: make([]byte, 4, 4096)}
 	for _, a := range req.Argv {
@@ -197,64 +199,14 @@ func encodeRequest(req *Request) ([]byte, error) {
 	e.record(tagIDs, 16)
 	e.u64(uint64(int64(req.UID)))
 	e.u64(uint64(int64(req.GID)))
-	for _, l := range req.Rlimits {
-		if l.Resource < math.MinInt32 || l.Resource > math.MaxInt32 {
-			return nil, fmt.Errorf("nsinit: rlimit resource %d out of range", l.Resource)
-		}
-		e.record(tagRlimit, 20)
-		e.u32(uint32(int32(l.Resource)))
-		e.u64(l.Cur)
-		e.u64(l.Max)
+	if err := e.rlimits(req.Rlimits); err != nil {
+		return nil, err
 	}
-	if req.Seccomp != nil {
-		e.record(tagSeccomp, 0)
-		for i, p := range req.Seccomp {
-			if len(p) > maxFilterLen {
-				return nil, fmt.Errorf("nsinit: seccomp filter %d has %d instructions, more than %d", i, len(p), maxFilterLen)
-			}
-			e.record(tagFilter, len(p)*insnSize)
-			for _, in := range p {
-				e.buf = binary.LittleEndian.AppendUint16(e.buf, in.Code)
-				e.buf = append(e.buf, in.Jt, in.Jf)
-				e.u32(in.K)
-			}
-		}
+	if err := e.seccomp(req.Seccomp); err != nil {
+		return nil, err
 	}
-	if r := req.Rootfs; r != nil {
-		var flags byte
-		if r.Proc {
-			flags |= rootfsProc
-		}
-		if r.DevByBind {
-			flags |= rootfsDevByBind
-		}
-		if r.Template {
-			flags |= rootfsTemplate
-		}
-		if r.FromFDs {
-			flags |= rootfsFDs
-		}
-		e.record(tagRootfs, 9+len(r.MountPoint))
-		e.u64(uint64(r.TmpSize))
-		e.buf = append(e.buf, flags)
-		e.buf = append(e.buf, r.MountPoint...)
-		for _, b := range r.Binds {
-			flags = 0
-			if b.Writable {
-				flags |= bindWritable
-			}
-			if b.Optional {
-				flags |= bindOptional
-			}
-			e.record(tagBind, 5+len(b.Source)+len(b.Target))
-			e.buf = append(e.buf, flags)
-			e.u32(uint32(len(b.Source)))
-			e.buf = append(e.buf, b.Source...)
-			e.buf = append(e.buf, b.Target...)
-		}
-		for _, m := range r.Masks {
-			e.str(tagMask, m)
-		}
+	if req.Rootfs != nil {
+		e.rootfs(req.Rootfs)
 	}
 	if e.err != nil {
 		return nil, e.err
@@ -265,6 +217,79 @@ func encodeRequest(req *Request) ([]byte, error) {
 	}
 	binary.LittleEndian.PutUint32(e.buf[:4], uint32(n))
 	return e.buf, nil
+}
+
+// rlimits writes one 'L' record per limit; a resource is 32 bits there.
+func (e *encoder) rlimits(ls []rlimit.Limit) error {
+	for _, l := range ls {
+		if l.Resource < math.MinInt32 || l.Resource > math.MaxInt32 {
+			return fmt.Errorf("nsinit: rlimit resource %d out of range", l.Resource)
+		}
+		e.record(tagRlimit, 20)
+		e.u32(uint32(int32(l.Resource)))
+		e.u64(l.Cur)
+		e.u64(l.Max)
+	}
+	return nil
+}
+
+// seccomp writes the 'S' record (nil: no filter at all) and one 'F'
+// record per program.
+func (e *encoder) seccomp(progs load.Programs) error {
+	if progs == nil {
+		return nil
+	}
+	e.record(tagSeccomp, 0)
+	for i, p := range progs {
+		if len(p) > maxFilterLen {
+			return fmt.Errorf("nsinit: seccomp filter %d has %d instructions, more than %d", i, len(p), maxFilterLen)
+		}
+		e.record(tagFilter, len(p)*insnSize)
+		for _, in := range p {
+			e.buf = binary.LittleEndian.AppendUint16(e.buf, in.Code)
+			e.buf = append(e.buf, in.Jt, in.Jf)
+			e.u32(in.K)
+		}
+	}
+	return nil
+}
+
+// rootfs writes the 'R' record, then one 'B' per bind and one 'M' per mask.
+func (e *encoder) rootfs(r *mount.Rootfs) {
+	var flags byte
+	if r.Proc {
+		flags |= rootfsProc
+	}
+	if r.DevByBind {
+		flags |= rootfsDevByBind
+	}
+	if r.Template {
+		flags |= rootfsTemplate
+	}
+	if r.FromFDs {
+		flags |= rootfsFDs
+	}
+	e.record(tagRootfs, 9+len(r.MountPoint))
+	e.u64(uint64(r.TmpSize))
+	e.buf = append(e.buf, flags)
+	e.buf = append(e.buf, r.MountPoint...)
+	for _, b := range r.Binds {
+		flags = 0
+		if b.Writable {
+			flags |= bindWritable
+		}
+		if b.Optional {
+			flags |= bindOptional
+		}
+		e.record(tagBind, 5+len(b.Source)+len(b.Target))
+		e.buf = append(e.buf, flags)
+		e.u32(uint32(len(b.Source)))
+		e.buf = append(e.buf, b.Source...)
+		e.buf = append(e.buf, b.Target...)
+	}
+	for _, m := range r.Masks {
+		e.str(tagMask, m)
+	}
 }
 
 type encoder struct {

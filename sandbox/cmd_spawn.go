@@ -1,0 +1,228 @@
+package sandbox
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/docketjudge/docket/sandbox/mount"
+	"github.com/docketjudge/docket/sandbox/nsinit"
+	"golang.org/x/sys/unix"
+)
+
+// pipes are a run's descriptors: the request pipe (which also carries the
+// release byte), the status pipe and the child's stdio. child holds the
+// child's ends, closed once the helper has its copies; docket's ends are
+// among the run's closers.
+type pipes struct {
+	reqR, reqW, statR, statW *os.File
+	stdin, stdout, stderr    *os.File
+	child                    []*os.File
+}
+
+// openPipes makes the request and status pipes and the child's stdio.
+func (c *Cmd) openPipes() (*pipes, error) {
+	s := c.state
+	p := &pipes{}
+	var err error
+	if p.reqR, p.reqW, err = os.Pipe(); err != nil {
+		return nil, &SetupError{"pipe", err}
+	}
+	if p.statR, p.statW, err = os.Pipe(); err != nil {
+		p.reqR.Close()
+		p.reqW.Close()
+		return nil, &SetupError{"pipe", err}
+	}
+	s.closers = append(s.closers, p.reqW, p.statR)
+	p.child = []*os.File{p.reqR, p.statW}
+	if p.stdin, p.stdout, p.stderr, err = c.stdio(&p.child); err != nil {
+		closeAll(p.child)
+		return nil, &SetupError{"stdio", err}
+	}
+	return p, nil
+}
+
+// spawn starts the helper: forked by the zygote on a template root where
+// it can, else exec'd. It returns the request that helper expects (a
+// template helper's names only the box, /tmp and /proc) and the zygote's
+// refill, to call once the helper is ready or Start has failed (never nil).
+func (c *Cmd) spawn(req *nsinit.Request, binds []mount.Bind, p *pipes) (*nsinit.Request, func(), error) {
+	s := c.state
+	refill := func() {}
+	if s.fast {
+		var err error
+		if req, refill, err = c.spawnFast(req, binds, p); err != nil {
+			closeAll(p.child)
+			return nil, refill, err
+		}
+	}
+	if s.process == nil {
+		if err := c.spawnExec(p); err != nil {
+			closeAll(p.child)
+			return nil, refill, err
+		}
+	}
+	closeAll(p.child) // the child has its copies
+	s.debugRec.Helper = "exec"
+	if req.Rootfs != nil && req.Rootfs.Template {
+		s.debugRec.Helper = "zygote"
+	}
+	c.mark("helper: fork (or exec)")
+	return req, refill, nil
+}
+
+// spawnFast takes the helper from the zygote (fastpath.go). Without one
+// ready it leaves s.process nil and req as it is: the helper is exec'd.
+func (c *Cmd) spawnFast(req *nsinit.Request, binds []mount.Bind, p *pipes) (*nsinit.Request, func(), error) {
+	s := c.state
+	proc, refill, err := c.Slot.sb.startFast(binds, c.cloneflags(), c.Network,
+		nsinit.RunFiles{p.reqR, p.statW, p.stdin, p.stdout, p.stderr, s.space.mnt})
+	if err != nil || proc == nil {
+		return req, refill, err
+	}
+	s.process = proc
+	tr := *req
+	tr.Rootfs = &mount.Rootfs{Template: true, FromFDs: true, Proc: true}
+	return &tr, refill, nil
+}
+
+// spawnExec executes the docket binary as the helper, in the run's new
+// namespaces (a user namespace too when docket is not root).
+func (c *Cmd) spawnExec(p *pipes) error {
+	s, caps, flags := c.state, c.caps(), c.cloneflags()
+	proc := exec.Command("/proc/self/exe")
+	proc.Args = []string{nsinit.Arg0}
+	proc.Env = []string{}
+	proc.Stdin, proc.Stdout, proc.Stderr = p.stdin, p.stdout, p.stderr
+	proc.ExtraFiles = []*os.File{p.reqR, p.statW}
+	if s.space != nil {
+		proc.ExtraFiles = append(proc.ExtraFiles, s.space.mnt) // mount.SpaceFD
+	}
+	proc.SysProcAttr = &syscall.SysProcAttr{Cloneflags: flags, Pdeathsig: syscall.SIGKILL, Setpgid: !caps.hasNS("pid")}
+	if !caps.Root && caps.UserNS {
+		proc.SysProcAttr.Cloneflags |= unix.CLONE_NEWUSER
+		proc.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}}
+		proc.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}}
+		proc.SysProcAttr.Credential = &syscall.Credential{Uid: 0, Gid: 0}
+	}
+	if err := proc.Start(); err != nil {
+		if flags != 0 {
+			// The host may have changed its policy since the cached
+			// probe: the next Sandbox probes again.
+			forgetProbe(c.Slot.sb.cfg.StateDir)
+		}
+		return &SetupError{"start helper", err}
+	}
+	// Waited for as an os.Process: every file is an *os.File, so
+	// exec.Cmd has no copying of its own to wait for.
+	s.process, s.pgid = proc.Process, proc.SysProcAttr.Setpgid
+	return nil
+}
+
+// handshake sends the request, waits until the helper has applied every
+// layer, moves it into the cgroup and releases it into execve. A failure
+// kills and reaps the helper.
+func (c *Cmd) handshake(req *nsinit.Request, p *pipes) error {
+	s := c.state
+	fail := func(stage string, err error) error {
+		s.process.Kill()
+		s.process.Wait()
+		return &SetupError{stage, err}
+	}
+	if err := nsinit.WriteRequest(p.reqW, req); err != nil {
+		return fail("send request", err)
+	}
+	p.statR.SetReadDeadline(time.Now().Add(10 * time.Second))
+	kind, msg, err := readStatus(p.statR)
+	if err != nil {
+		return fail("helper", err)
+	}
+	if kind != nsinit.Ready {
+		return fail("helper", errors.New(msg))
+	}
+	c.mark("helper: setup until ready")
+	if s.group != nil {
+		// Moved only now: v1 and v2 charge pages where they were faulted,
+		// so the helper's own memory stays with docket, not the target.
+		if err := s.group.AddProc(s.process.Pid); err != nil {
+			return fail("cgroup add", err)
+		}
+	}
+	c.mark("helper: into the cgroup")
+	s.start = time.Now()
+	if _, err := p.reqW.Write([]byte{1}); err != nil {
+		return fail("release", err)
+	}
+	if err := c.afterRelease(p.statR); err != nil {
+		return fail("exec", err)
+	}
+	return nil
+}
+
+// afterRelease follows the status pipe once the helper is released: with
+// an init (TargetIsChildOfInit), PID 1's records, read until EOF in the
+// background; else the helper's exec failure, if any, or EOF at execve.
+func (c *Cmd) afterRelease(statR *os.File) error {
+	s := c.state
+	if TargetIsChildOfInit {
+		statR.SetReadDeadline(time.Time{})
+		s.records = make(chan struct{})
+		go c.readRecords(statR)
+		return nil
+	}
+	statR.SetReadDeadline(time.Now().Add(10 * time.Second))
+	kind, msg, err := readStatus(statR)
+	if err == nil && kind == nsinit.ExecError {
+		s.setupErr = msg
+	} else if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
+// readRecords reads PID 1's framed records until EOF: an exec failure
+// message, then the target's wait status.
+func (c *Cmd) readRecords(r io.Reader) {
+	s := c.state
+	defer close(s.records)
+	var hdr [5]byte
+	for {
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+			return
+		}
+		v := uint32(hdr[1]) | uint32(hdr[2])<<8 | uint32(hdr[3])<<16 | uint32(hdr[4])<<24
+		switch hdr[0] {
+		case nsinit.ExecError:
+			msg := make([]byte, min(v, 64<<10))
+			n, _ := io.ReadFull(r, msg)
+			s.setupErr = string(msg[:n])
+		case nsinit.TargetStatus:
+			s.targetEnd = time.Now()
+			s.targetWS = syscall.WaitStatus(v)
+			s.hasWS = true
+			c.ended()
+		default:
+			return
+		}
+	}
+}
+
+func readStatus(r io.Reader) (byte, string, error) {
+	b := make([]byte, 4096)
+	n, err := r.Read(b)
+	if n == 0 {
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		return 0, "", err
+	}
+	if b[0] != nsinit.Ready {
+		// An error message: read it whole.
+		rest, _ := io.ReadAll(io.LimitReader(r, 64<<10))
+		return b[0], string(b[1:n]) + string(rest), nil
+	}
+	return b[0], "", nil
+}

@@ -1,0 +1,146 @@
+package sandbox
+
+import (
+	"bytes"
+	"io"
+	"os"
+)
+
+// stdio turns the Cmd's reader and writers into files for the child.
+// The child's ends go to childFiles; copiers, where a pipe is needed, to
+// the run's copiers, which Wait waits for.
+func (c *Cmd) stdio(childFiles *[]*os.File) (in, out, errf *os.File, err error) {
+	s := c.state
+	if in, err = c.stdinFile(childFiles); err != nil {
+		return
+	}
+	out, s.stdout, err = c.outFile(childFiles, c.Stdout, s.lim.Stdout, SourceOutput, false)
+	if err != nil {
+		return
+	}
+	if c.Stdout != nil && sameWriter(c.Stdout, c.Stderr) {
+		// One pipe: two copiers would write into the one writer at once
+		// (a data race) and lose the order of the streams.
+		return in, out, out, nil
+	}
+	errf, s.stderr, err = c.outFile(childFiles, c.Stderr, s.lim.Stderr, SourceStderr, s.lim.TruncateStderr)
+	return
+}
+
+// stdinFile is the child's stdin: /dev/null for nil, a file as it is
+// (hidePath), else a pipe fed from the reader.
+func (c *Cmd) stdinFile(childFiles *[]*os.File) (*os.File, error) {
+	switch r := c.Stdin.(type) {
+	case nil:
+		in, err := os.Open(os.DevNull)
+		if err != nil {
+			return nil, err
+		}
+		*childFiles = append(*childFiles, in)
+		return in, nil
+	case *os.File:
+		return c.hidePath(r, childFiles)
+	default:
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		*childFiles = append(*childFiles, pr)
+		copiers := &c.state.copiers
+		copiers.Add(1)
+		go func() {
+			defer copiers.Done()
+			io.Copy(pw, r) // EPIPE when the target stops reading: fine
+			pw.Close()
+		}()
+		return pr, nil
+	}
+}
+
+// outFile is the child's end for an output writer: a file as it is
+// (hidePath), else a pipe drained into w (or a buffer, for nil) capped
+// at limit; past the cap the run ends as OLE from src, unless truncate.
+func (c *Cmd) outFile(childFiles *[]*os.File, w io.Writer, limit int64, src string, truncate bool) (*os.File, *capped, error) {
+	if f, ok := w.(*os.File); ok {
+		f, err := c.hidePath(f, childFiles)
+		return f, nil, err
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	*childFiles = append(*childFiles, pw)
+	cp := &capped{w: w, limit: limit, truncate: truncate, onOver: func() { c.kill(OLE, src) }}
+	copiers := &c.state.copiers
+	copiers.Add(1)
+	go func() {
+		defer copiers.Done()
+		cp.drain(pr)
+		pr.Close()
+	}()
+	return pw, cp, nil
+}
+
+// sameWriter is os/exec's test for a shared Stdout and Stderr: interface
+// equality, and false for writers that cannot be compared.
+func sameWriter(a, b io.Writer) (same bool) {
+	defer func() { recover() }()
+	return a == b
+}
+
+// capped copies a pipe into a writer (or its own buffer) and calls onOver
+// as soon as more than limit bytes arrive: a cap that holds on pipes, where
+// RLIMIT_FSIZE does not apply. With truncate it keeps reading past the
+// cap and drops the rest: the writer never blocks, nothing ends the run,
+// and docket holds no more than limit bytes and one read buffer.
+type capped struct {
+	w        io.Writer
+	buf      bytes.Buffer
+	limit    int64
+	n        int64
+	over     bool
+	truncate bool
+	dropped  int64 // bytes read past the cap (truncate)
+	onOver   func()
+}
+
+func (cp *capped) drain(r io.Reader) {
+	b := make([]byte, 64<<10)
+	for {
+		n, err := r.Read(b)
+		if n > 0 && cp.over {
+			cp.dropped += int64(n)
+		} else if n > 0 {
+			cp.take(b[:n])
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// take keeps what fits under the cap; the first byte past it calls onOver,
+// or only counts as dropped when the cap truncates.
+func (cp *capped) take(b []byte) {
+	keep := int64(len(b))
+	if cp.n+keep > cp.limit {
+		keep = cp.limit - cp.n
+		cp.over = true
+	}
+	if keep > 0 {
+		if cp.w != nil {
+			cp.w.Write(b[:keep])
+		} else {
+			cp.buf.Write(b[:keep])
+		}
+	}
+	cp.n += keep
+	if !cp.over {
+		return
+	}
+	if cp.truncate {
+		cp.dropped += int64(len(b)) - keep
+		return
+	}
+	cp.onOver()
+}

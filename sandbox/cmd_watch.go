@@ -1,0 +1,120 @@
+package sandbox
+
+import (
+	"syscall"
+	"time"
+
+	"github.com/docketjudge/docket/sandbox/cgroup"
+)
+
+// armWatchdogs starts what ends a run at a limit: the wall clock, the
+// CPU time (the rlimit is only a backstop), the writable space and the
+// context. Wait stops them (done, watchers).
+func (c *Cmd) armWatchdogs() {
+	s := c.state
+	s.timer = time.AfterFunc(s.lim.WallTime, func() { c.kill(TLE, SourceWall) })
+	if s.group != nil && c.caps().cgroups.Usable(cgroup.CPU) {
+		go c.watchCPU(s.group)
+	}
+	if s.space != nil {
+		s.watchers.Add(1)
+		go c.watchDisk(s.space)
+	}
+	c.watchContext()
+}
+
+// stopWatchdogs ends them once the run is over: after it, nothing but
+// Wait uses the run's state.
+func (c *Cmd) stopWatchdogs() {
+	s := c.state
+	close(s.done)
+	s.watchers.Wait()
+	s.timer.Stop()
+}
+
+// diskPoll is how often a run's writable space is measured. A full space
+// only refuses further writes; the poll ends the run soon after, as OLE.
+const diskPoll = 20 * time.Millisecond
+
+// watchDisk ends the run as OLE "disk" once it has passed its disk limit.
+func (c *Cmd) watchDisk(sp *space) {
+	s := c.state
+	defer s.watchers.Done()
+	t := time.NewTicker(diskPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-t.C:
+			if over, err := sp.passed(); err == nil && over {
+				c.kill(OLE, SourceDisk)
+				return
+			}
+		}
+	}
+}
+
+// kill ends the whole tree and records why, once: the first limit hit is
+// the one reported.
+func (c *Cmd) kill(status Status, source string) {
+	s := c.state
+	s.killMu.Lock()
+	if s.killed == "" {
+		s.killed, s.killSrc, s.killedAt = status, source, time.Now()
+	}
+	s.killMu.Unlock()
+	c.ended()
+	c.killTree()
+}
+
+// ended runs the end hook, once.
+func (c *Cmd) ended() {
+	if c.onEnd != nil {
+		c.state.endOnce.Do(c.onEnd)
+	}
+}
+
+func (c *Cmd) killTree() {
+	s := c.state
+	if s.process == nil {
+		return
+	}
+	// The helper is PID 1 of the run's namespace: its death kills every
+	// process in it. Without a pid namespace, the process group and the
+	// cgroup.
+	s.process.Signal(syscall.SIGKILL)
+	if s.pgid {
+		syscall.Kill(-s.process.Pid, syscall.SIGKILL)
+	}
+}
+
+// watchCPU polls the cgroup's CPU time, sleeping as long as the remaining
+// budget allows at full speed on every CPU, so a run is stopped within a few
+// milliseconds of its limit with few reads. It gets the group as an
+// argument: Wait's cleanup sets the run's group to nil, possibly before this
+// goroutine first runs (a short run), and a read of a removed group only
+// fails.
+func (c *Cmd) watchCPU(group cgroup.Group) {
+	s := c.state
+	limit := s.lim.CPUTime
+	ncpu := time.Duration(ncpus())
+	for {
+		used, err := group.CPUUsage()
+		if err == nil && used > limit {
+			c.kill(TLE, SourceCPU)
+			return
+		}
+		sleep := (limit - used) / ncpu
+		if sleep < 2*time.Millisecond {
+			sleep = 2 * time.Millisecond
+		} else if sleep > 100*time.Millisecond {
+			sleep = 100 * time.Millisecond
+		}
+		select {
+		case <-s.done:
+			return
+		case <-time.After(sleep):
+		}
+	}
+}
