@@ -56,7 +56,7 @@ func binds(l *langs.Language) []mount.Bind {
 // returns the program. A compiler failure is a CompileResult with OK
 // false (CE); err is for docket's own failures (SE). The submission's
 // entry point, when it names one, chooses the main source or class.
-func (r *run) buildSubmission(files map[string][]byte, name string) (b *built, cr CompileResult, err error) {
+func (r *judging) buildSubmission(files map[string][]byte, name string) (b *built, cr CompileResult, err error) {
 	ent, msg := submissionEntry(r.lang, files, r.entry)
 	if msg != "" {
 		return nil, CompileResult{Log: msg}, nil
@@ -294,7 +294,7 @@ var trustedMu sync.Mutex
 // builtMarker, in a cached program's directory, says its build finished.
 const builtMarker = ".built"
 
-func (r *run) buildTrusted(prog *problem.Program, kind string) (*built, error) {
+func (r *judging) buildTrusted(prog *problem.Program, kind string) (*built, error) {
 	lang, err := r.j.Langs.ByExtension(prog.Sources[0])
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", kind, prog.Sources[0], err)

@@ -172,7 +172,7 @@ func (j *Judge) judgeSubmission(ctx context.Context, p *problem.Problem, sub Sub
 	}
 	res.Language = lang.ID
 	// The limits are known once the language is: the result says them.
-	(&run{j: j, p: p, lang: lang, opt: opt, res: res}).limits()
+	(&judging{j: j, p: p, lang: lang, opt: opt, res: res}).limits()
 	if _, err := lang.ToolPath(); err != nil {
 		return failed(res, SE, fmt.Sprintf("language %s is unavailable on this worker: %v", lang.ID, err))
 	}
@@ -206,7 +206,7 @@ func (j *Judge) judgeFiles(ctx context.Context, p *problem.Problem, lang *langs.
 	}
 	defer os.RemoveAll(ws)
 	os.Chmod(ws, 0o711)
-	r := &run{j: j, p: p, lang: lang, ws: ws, opt: opt, res: res, entry: sub.EntryPoint, ctx: ctx}
+	r := &judging{j: j, p: p, lang: lang, ws: ws, opt: opt, res: res, entry: sub.EntryPoint, ctx: ctx}
 	r.testFn = r.test
 	r.limits()
 	start := time.Now()
@@ -244,8 +244,8 @@ func failed(r *Result, v Verdict, msg string) *Result {
 	return r
 }
 
-// run is one judging in progress.
-type run struct {
+// judging is one submission's judging in progress (not a sandbox run: it makes many).
+type judging struct {
 	j     *Judge
 	p     *problem.Problem
 	lang  *langs.Language
@@ -264,7 +264,7 @@ type run struct {
 	checker     *built
 	interactor  *built
 	// ctx is the judging's: every sandbox run of it is killed when it
-	// ends (a run is one judging, as an http.Request is one request).
+	// ends (a judging is one submission, as an http.Request is one request).
 	ctx         context.Context
 	seq         int
 	stopped     bool          // pass-fail: a test failed, the rest are skipped
@@ -277,7 +277,7 @@ type run struct {
 	testFn func(context.Context, *problem.Test) TestResult
 }
 
-func (r *run) limits() {
+func (r *judging) limits() {
 	lu := &r.res.Limits
 	base, src := DefaultTime, "default"
 	switch {
@@ -312,7 +312,7 @@ func firstPositive(v ...int) int {
 	return 0
 }
 
-func (r *run) judge(ctx context.Context, sub Submission) {
+func (r *judging) judge(ctx context.Context, sub Submission) {
 	res := r.res
 	// The problem's own programs first: a checker that does not compile is
 	// the package's fault (SE) and must not cost the contestant a CE.
@@ -370,7 +370,7 @@ func (r *run) judge(ctx context.Context, sub Submission) {
 
 // judgeTests runs every test through the group tree and fills in the
 // verdict, score and maxima.
-func (r *run) judgeTests(ctx context.Context) {
+func (r *judging) judgeTests(ctx context.Context) {
 	res := r.res
 	total := len(r.p.Tests)
 	index := 0
@@ -416,7 +416,7 @@ func splitTwoPrograms(files map[string][]byte) (first, second map[string][]byte)
 
 // group judges a group's tests and subgroups in order and aggregates
 // their scores per the group's grader flags.
-func (r *run) group(ctx context.Context, g *problem.Group, index *int, total int) (score, max float64, v Verdict) {
+func (r *judging) group(ctx context.Context, g *problem.Group, index *int, total int) (score, max float64, v Verdict) {
 	var scores, maxes []float64
 	v = AC
 	rejected := false
@@ -508,7 +508,7 @@ func (r *run) group(ctx context.Context, g *problem.Group, index *int, total int
 // groupDone records a finished group in the result and tells the
 // observer, so that a backend sees a subtask's score as soon as it is
 // known rather than only in the final result.
-func (r *run) groupDone(gr GroupResult) {
+func (r *judging) groupDone(gr GroupResult) {
 	r.res.Groups = append(r.res.Groups, gr)
 	if o, ok := r.opt.Observer.(GroupObserver); ok {
 		o.Group(gr)
@@ -579,7 +579,7 @@ func (j *Judge) Prepare(p *problem.Problem) error {
 	if err != nil {
 		return err
 	}
-	r := &run{j: j, p: p, lang: l, res: &Result{}, ctx: context.Background()}
+	r := &judging{j: j, p: p, lang: l, res: &Result{}, ctx: context.Background()}
 	if p.Checker != nil {
 		if _, err := r.buildTrusted(p.Checker, "checker"); err != nil {
 			return err
@@ -595,10 +595,10 @@ func (j *Judge) Prepare(p *problem.Problem) error {
 
 // command is a sandboxed process of this judging, killed when it is
 // abandoned.
-func (r *run) command() *sandbox.Cmd { return r.j.Slot.CommandContext(r.ctx, "") }
+func (r *judging) command() *sandbox.Cmd { return r.j.Slot.CommandContext(r.ctx, "") }
 
 // timed runs a sandboxed step and accounts for its wall time.
-func (r *run) timed(f func()) {
+func (r *judging) timed(f func()) {
 	t := time.Now()
 	f()
 	r.sandboxTime += time.Since(t)
