@@ -417,54 +417,19 @@ func splitTwoPrograms(files map[string][]byte) (first, second map[string][]byte)
 // group judges a group's tests and subgroups in order and aggregates
 // their scores per the group's grader flags.
 func (r *judging) group(ctx context.Context, g *problem.Group, index *int, total int) (score, max float64, v Verdict) {
-	var scores, maxes []float64
-	v = AC
-	rejected := false
-	judged := false
+	tally := &groupTally{v: AC}
 	for _, t := range g.Tests {
 		if ctx.Err() != nil {
 			return 0, 0, SK // abandoned: nothing more is run or told
 		}
 		*index++
-		var tr TestResult
-		breakGroup := rejected && g.Config.OnReject != "continue" && !(r.p.Kind == problem.PassFail && r.opt.RunAll)
-		if r.stopped || breakGroup {
-			tr = TestResult{Name: t.Name, Group: g.Name, Verdict: SK, VerdictSource: SourceJudge}
-		} else if tr = r.testFn(ctx, t); ctx.Err() != nil {
+		tr, ok := r.groupTest(ctx, g, t, tally.rejected)
+		if !ok {
 			return 0, 0, SK // its run was killed: the result means nothing
 		}
-		// Here, where every test result passes, not in each kind of test:
-		// a test built anywhere else (two-step, interactive) cannot miss it.
-		tr.Sample = g.Sample()
-		accepted := tr.Verdict == AC
-		judged = judged || tr.Verdict != SK
-		s := g.Config.RejectScore
-		if accepted {
-			s = g.Config.AcceptScore * tr.Score // tr.Score: fraction from a partial checker, else 1
-		}
-		if tr.Verdict == SK {
-			s = g.Config.RejectScore
-		}
-		if r.p.Kind == problem.Scoring {
-			tr.Score = round(s)
-		} else {
-			tr.Score = 0
-			if accepted {
-				tr.Score = 1
-			}
-		}
-		scores = append(scores, s)
-		maxes = append(maxes, g.Config.AcceptScore)
-		if !accepted && tr.Verdict != SK {
-			rejected = true
-			if severity(tr.Verdict) > severity(v) || v == AC {
-				if v == AC || g.Config.HasFlag("worst_error") {
-					v = tr.Verdict
-				}
-			}
-			if r.p.Kind == problem.PassFail && !r.opt.RunAll {
-				r.stopped = true
-			}
+		tally.addTest(g, tr, r.scoreTest(g, &tr))
+		if tr.Verdict != AC && tr.Verdict != SK && r.p.Kind == problem.PassFail && !r.opt.RunAll {
+			r.stopped = true
 		}
 		r.res.Tests = append(r.res.Tests, tr)
 		if r.opt.Observer != nil {
@@ -476,17 +441,90 @@ func (r *judging) group(ctx context.Context, g *problem.Group, index *int, total
 		if ctx.Err() != nil {
 			return 0, 0, SK // abandoned within c: this group is not over either
 		}
-		judged = judged || cv != SK
 		if r.p.Kind == problem.Scoring && c.Name == "sample" {
 			s, m = 0, 0 // samples are shown, not scored
 		}
-		scores = append(scores, s)
-		maxes = append(maxes, m)
-		if cv != AC && v == AC {
-			v = cv
+		tally.addGroup(s, m, cv)
+	}
+	return r.closeGroup(g, tally)
+}
+
+// groupTally is what a group's tests and subgroups add up to so far.
+type groupTally struct {
+	scores, maxes []float64
+	v             Verdict
+	rejected      bool // a test failed: the rest may be skipped (on_reject)
+	judged        bool // something in the group was run
+}
+
+// groupTest judges one test of group g, or skips it: after a failure of
+// a pass-fail problem (unless RunAll), or of g when it breaks on reject.
+// False when the judging was abandoned during the test.
+func (r *judging) groupTest(ctx context.Context, g *problem.Group, t *problem.Test, rejected bool) (TestResult, bool) {
+	var tr TestResult
+	breakGroup := rejected && g.Config.OnReject != "continue" && !(r.p.Kind == problem.PassFail && r.opt.RunAll)
+	if r.stopped || breakGroup {
+		tr = TestResult{Name: t.Name, Group: g.Name, Verdict: SK, VerdictSource: SourceJudge}
+	} else if tr = r.testFn(ctx, t); ctx.Err() != nil {
+		return tr, false
+	}
+	// Here, where every test result passes, not in each kind of test:
+	// a test built anywhere else (two-step, interactive) cannot miss it.
+	tr.Sample = g.Sample()
+	return tr, true
+}
+
+// scoreTest sets tr's score (a scoring problem's points, else 1 for AC
+// and 0 otherwise) and returns what it adds to its group's score.
+func (r *judging) scoreTest(g *problem.Group, tr *TestResult) float64 {
+	accepted := tr.Verdict == AC
+	s := g.Config.RejectScore
+	if accepted {
+		s = g.Config.AcceptScore * tr.Score // tr.Score: fraction from a partial checker, else 1
+	}
+	if r.p.Kind == problem.Scoring {
+		tr.Score = round(s)
+	} else {
+		tr.Score = 0
+		if accepted {
+			tr.Score = 1
 		}
 	}
-	score, max = aggregate(g, scores), aggregate(g, maxes)
+	return s
+}
+
+// addTest counts a scored test: the group's verdict is its first
+// failure's, or with worst_error its most severe.
+func (tl *groupTally) addTest(g *problem.Group, tr TestResult, s float64) {
+	tl.judged = tl.judged || tr.Verdict != SK
+	tl.scores = append(tl.scores, s)
+	tl.maxes = append(tl.maxes, g.Config.AcceptScore)
+	if tr.Verdict == AC || tr.Verdict == SK {
+		return
+	}
+	tl.rejected = true
+	if severity(tr.Verdict) > severity(tl.v) || tl.v == AC {
+		if tl.v == AC || g.Config.HasFlag("worst_error") {
+			tl.v = tr.Verdict
+		}
+	}
+}
+
+// addGroup counts a finished subgroup: its score, maximum and verdict
+// (the first that is not AC is the group's).
+func (tl *groupTally) addGroup(s, m float64, v Verdict) {
+	tl.judged = tl.judged || v != SK
+	tl.scores = append(tl.scores, s)
+	tl.maxes = append(tl.maxes, m)
+	if v != AC && tl.v == AC {
+		tl.v = v
+	}
+}
+
+// closeGroup aggregates a judged group per its grader flags and records
+// it (a named group) in the result.
+func (r *judging) closeGroup(g *problem.Group, tl *groupTally) (score, max float64, v Verdict) {
+	score, max, v = aggregate(g, tl.scores), aggregate(g, tl.maxes), tl.v
 	if g.Config.HasFlag("accept_if_any_accepted") && v != AC {
 		for _, tr := range r.res.Tests[len(r.res.Tests)-len(g.Tests):] {
 			if tr.Verdict == AC {
@@ -496,7 +534,7 @@ func (r *judging) group(ctx context.Context, g *problem.Group, index *int, total
 		}
 	}
 	score, max = bounded(g, score, max)
-	if !judged && (len(g.Tests) > 0 || len(g.Groups) > 0) {
+	if !tl.judged && (len(g.Tests) > 0 || len(g.Groups) > 0) {
 		v = SK // nothing in the group was run
 	}
 	if g.Name != "" {
