@@ -116,8 +116,8 @@ type sourceSet struct {
 // DOMjudge and Kattis: a file that is not a source never reaches the
 // command line. The main source is prefer when it is one (a problem's
 // program names its own, or the submission's entry point), else the
-// first, sorted; .java sources are renamed to their public class. A nil
-// set comes with the reason (a CE log).
+// first, sorted; sources are renamed as the language requires (Java's
+// after their public class). A nil set comes with the reason (a CE log).
 func arrange(lang *langs.Language, files map[string][]byte, prefer string) (*sourceSet, string) {
 	s := &sourceSet{files: files, vars: map[string]string{"exe": "main"}}
 	var names []string
@@ -136,7 +136,7 @@ func arrange(lang *langs.Language, files map[string][]byte, prefer string) (*sou
 	if _, ok := files[prefer]; ok && hasExt(prefer, lang.Extensions) {
 		main = prefer
 	}
-	s.vars["main"] = javaFileNames(s, main)
+	s.vars["main"] = nameSources(lang, s, main)
 	return s, ""
 }
 

@@ -2,7 +2,9 @@ package problem
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -68,7 +70,8 @@ func (l *loader) readYAML(p *Problem) *yamlProblem {
 		l.errorf("problem.yaml: %v", err)
 		return y
 	}
-	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(y); err != nil && err.Error() != "EOF" {
+	// io.EOF: an empty problem.yaml, which sets nothing.
+	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(y); err != nil && !errors.Is(err, io.EOF) {
 		l.errorf("problem.yaml: %v", err)
 	}
 	return y
