@@ -58,7 +58,7 @@ func runRun(args []string) int {
 		return fail(exitSystem, err)
 	}
 	defer release()
-	sub, err := readSubmission(j.Langs, *lang, fs.Args())
+	sub, err := verdict.ReadSubmission(j.Langs, *lang, fs.Args())
 	if err != nil {
 		return fail(exitUsage, err)
 	}
