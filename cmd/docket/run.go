@@ -121,5 +121,3 @@ func printSummary(res *verdict.Result, took time.Duration) {
 		fmt.Fprintf(w, "error: %s\n", res.Error)
 	}
 }
-
-func sortedStrings(s []string) []string { sort.Strings(s); return s }
