@@ -46,7 +46,7 @@ func builtin() []*Language {
 			TimeMultiplier: 1.5, Version: []string{"/usr/bin/pypy3", "--version"}, Aliases: []string{"pypy"},
 		},
 		{
-			ID: "java", Name: "Java 17 (OpenJDK)", Extensions: []string{".java"}, Source: "Main.java",
+			ID: "java", Name: "Java 17 (OpenJDK)", Extensions: []string{".java"}, Source: "Main.java", SourceNaming: NamePublicClass,
 			Compile: []string{"javac", "-encoding", "UTF-8", "-J-Xss64m", "-J-XX:+UseSerialGC", "-J-Xms32m", "-d", ".", "{files}"},
 			Run:     []string{"java", "-Xss64m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-Xmx{memory_mb}m", "-DONLINE_JUDGE=true", "-cp", ".", "{class}"},
 			Binds:   []string{"/etc/java-17-openjdk"}, Threads: 256, TimeMultiplier: 2,

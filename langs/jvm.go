@@ -202,6 +202,26 @@ func listOrNone(xs []string) string {
 	return strings.Join(xs, ", ")
 }
 
+// NamePublicClass is the SourceNaming by which a source file is named
+// after its public top-level type, <Class> plus its extension (Java's:
+// javac refuses a public class Sol in main.java).
+const NamePublicClass = "public_class"
+
+// SourceName is the name the language's rule (SourceNaming) gives the
+// source file name with content src in the box: name itself when the
+// language has no rule or the rule does not apply (no public class).
+// The extension is kept, in lower case (Main.JAVA becomes Sol.java).
+func (l *Language) SourceName(name string, src []byte) string {
+	if l.SourceNaming != NamePublicClass {
+		return name
+	}
+	class := JavaPublicClass(src)
+	if class == "" {
+		return name
+	}
+	return class + strings.ToLower(filepath.Ext(name))
+}
+
 var javaPublicClass = regexp.MustCompile(`(?m)^\s*public\s+(?:(?:final|abstract|sealed|non-sealed|strictfp)\s+)*(?:class|interface|enum|record)\s+([A-Za-z_$][A-Za-z0-9_$]*)`)
 
 // JavaPublicClass finds a Java source's public top-level type: javac

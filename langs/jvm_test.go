@@ -127,3 +127,53 @@ func TestJVMLanguageFields(t *testing.T) {
 		}
 	}
 }
+
+// Java's file naming belongs to the language entry, not to its id or
+// extension: the built-in java names a source after its public class,
+// an operator's language does too with source_naming: public_class (in
+// its own extension), and without it keeps the submitted name; an
+// unknown rule is refused.
+func TestSourceNaming(t *testing.T) {
+	src := []byte("package a;\npublic class Sol { public static void main(String[] a) {} }\n")
+	f := filepath.Join(t.TempDir(), "langs.yaml")
+	os.WriteFile(f, []byte(`languages:
+  - id: java21
+    extensions: [.java, .j21]
+    source: Main.java
+    source_naming: public_class
+    compile: [javac, -d, ., "{files}"]
+    run: [java, -cp, ., "{class}"]
+    find_main_class: true
+  - id: plainjava
+    extensions: [.java]
+    source: Main.java
+    compile: [javac, -d, ., "{files}"]
+    run: [java, -cp, ., "{class}"]
+    find_main_class: true
+`), 0o644)
+	c, err := Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ lang, name, want string }{
+		{"java", "main.java", "Sol.java"},
+		{"java", "Main.JAVA", "Sol.java"},
+		{"java21", "main.java", "Sol.java"},
+		{"java21", "x.j21", "Sol.j21"},
+		{"plainjava", "main.java", "main.java"},
+		{"cpp", "main.cpp", "main.cpp"},
+	} {
+		l, _ := c.Lookup(tc.lang)
+		if got := l.SourceName(tc.name, src); got != tc.want {
+			t.Errorf("%s %s: %q, want %q", tc.lang, tc.name, got, tc.want)
+		}
+	}
+	java, _ := c.Lookup("java")
+	if got := java.SourceName("main.java", []byte("class Helper {}\n")); got != "main.java" {
+		t.Errorf("no public class: %q, want the name kept", got)
+	}
+	os.WriteFile(f, []byte("languages:\n  - id: java\n    source_naming: public-class\n"), 0o644)
+	if _, err := Load(f); err == nil || !strings.Contains(err.Error(), "source_naming") {
+		t.Errorf("an unknown source_naming: %v", err)
+	}
+}

@@ -46,9 +46,13 @@ type Language struct {
 	Aliases    []string `yaml:"aliases,omitempty" json:"aliases,omitempty"`
 	Extensions []string `yaml:"extensions" json:"extensions"` // ".cpp"; used by docket run to infer the language
 	// Source is the main source file name the box gets when the submission
-	// names none that fits ("main.cpp"). A .java source is renamed to its
-	// public class, <Class>.java, as javac requires.
+	// names none that fits ("main.cpp").
 	Source string `yaml:"source" json:"source"`
+	// SourceNaming is a rule for the names of the language's source files
+	// in the box (SourceName): "" keeps the submitted names;
+	// NamePublicClass names each after its public top-level type, as
+	// javac requires (the built-in java sets it).
+	SourceNaming string `yaml:"source_naming,omitempty" json:"source_naming,omitempty"`
 	// Compile builds {exe} from the sources; for an interpreted language
 	// it is a syntax check that writes nothing (python3 compile(), node
 	// --check). Empty: no compile step, the source runs as submitted.
@@ -236,6 +240,9 @@ func (l *Language) validate() error {
 	}
 	if l.TimeMultiplier < 0 {
 		return fmt.Errorf("language %s: negative time_multiplier", l.ID)
+	}
+	if l.SourceNaming != "" && l.SourceNaming != NamePublicClass {
+		return fmt.Errorf("language %s: source_naming %q is not %s", l.ID, l.SourceNaming, NamePublicClass)
 	}
 	if !l.FindMainClass && usesClass(l.Run) {
 		return fmt.Errorf("language %s: run uses {class} but find_main_class is off", l.ID)

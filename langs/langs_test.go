@@ -26,7 +26,7 @@ func TestBuiltinCatalog(t *testing.T) {
 	if l, _ := c.Lookup("cpp17"); l == nil || l.ID != "cpp" {
 		t.Errorf("alias cpp17 -> %v", l)
 	}
-	if _, err := c.Lookup("cobol"); err == nil || !strings.Contains(err.Error(), "unknown language") {
+	if _, err := c.Lookup("cobol"); !errors.Is(err, ErrUnknown) {
 		t.Errorf("cobol: %v", err)
 	}
 	for file, want := range map[string]string{"a.cpp": "cpp", "A.java": "java", "x.py": "python3", "m.rs": "rust", "k.kt": "kotlin", "s.js": "javascript", "b.C": "c"} {

@@ -56,7 +56,7 @@ func binds(l *langs.Language) []mount.Bind {
 // returns the program. A compiler failure is a CompileResult with OK
 // false (CE); err is for docket's own failures (SE). The submission's
 // entry point, when it names one, chooses the main source or class.
-func (r *run) buildSubmission(files map[string][]byte, name string) (b *built, cr CompileResult, err error) {
+func (r *judging) buildSubmission(files map[string][]byte, name string) (b *built, cr CompileResult, err error) {
 	ent, msg := submissionEntry(r.lang, files, r.entry)
 	if msg != "" {
 		return nil, CompileResult{Log: msg}, nil
@@ -116,8 +116,8 @@ type sourceSet struct {
 // DOMjudge and Kattis: a file that is not a source never reaches the
 // command line. The main source is prefer when it is one (a problem's
 // program names its own, or the submission's entry point), else the
-// first, sorted; .java sources are renamed to their public class. A nil
-// set comes with the reason (a CE log).
+// first, sorted; sources are renamed as the language requires (Java's
+// after their public class). A nil set comes with the reason (a CE log).
 func arrange(lang *langs.Language, files map[string][]byte, prefer string) (*sourceSet, string) {
 	s := &sourceSet{files: files, vars: map[string]string{"exe": "main"}}
 	var names []string
@@ -136,7 +136,7 @@ func arrange(lang *langs.Language, files map[string][]byte, prefer string) (*sou
 	if _, ok := files[prefer]; ok && hasExt(prefer, lang.Extensions) {
 		main = prefer
 	}
-	s.vars["main"] = javaFileNames(s, main)
+	s.vars["main"] = nameSources(lang, s, main)
 	return s, ""
 }
 
@@ -294,7 +294,7 @@ var trustedMu sync.Mutex
 // builtMarker, in a cached program's directory, says its build finished.
 const builtMarker = ".built"
 
-func (r *run) buildTrusted(prog *problem.Program, kind string) (*built, error) {
+func (r *judging) buildTrusted(prog *problem.Program, kind string) (*built, error) {
 	lang, err := r.j.Langs.ByExtension(prog.Sources[0])
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", kind, prog.Sources[0], err)

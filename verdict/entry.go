@@ -3,7 +3,6 @@ package verdict
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -77,23 +76,19 @@ func findMainClass(b *built, class string, submitted map[string][]byte) (note st
 	return note, nil
 }
 
-// javaFileNames names each .java source after its public class, as javac
-// requires (Sol.java for `public class Sol`, whatever its package), unless
-// that name is taken; it returns the main source's name after renaming.
-// The caller's map is not changed.
-func javaFileNames(s *sourceSet, main string) string {
+// nameSources renames each source as its language requires
+// (langs.Language.SourceName: Sol.java for Java's `public class Sol`,
+// whatever its package), unless that name is taken; it returns the main
+// source's name after renaming. The caller's map is not changed.
+func nameSources(lang *langs.Language, s *sourceSet, main string) string {
 	cloned := false
 	for _, n := range append([]string(nil), s.sources...) {
-		if !strings.EqualFold(filepath.Ext(n), ".java") {
-			continue
-		}
-		class := langs.JavaPublicClass(s.files[n])
-		want := class + ".java"
-		if class == "" || n == want {
+		want := lang.SourceName(n, s.files[n])
+		if n == want {
 			continue
 		}
 		if _, taken := s.files[want]; taken {
-			continue // javac says which class is in the wrong file
+			continue // the compiler says which class is in the wrong file
 		}
 		if !cloned {
 			s.files, cloned = cloneFiles(s.files), true

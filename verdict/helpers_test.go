@@ -12,6 +12,13 @@ import (
 // the test; the test skips, saying why, without root.
 func testJudge(t *testing.T) *Judge {
 	t.Helper()
+	return slotJudge(t, testSandbox(t))
+}
+
+// testSandbox is a fresh full sandbox, closed with the test; the test
+// skips, saying why, without root.
+func testSandbox(t *testing.T) *sandbox.Sandbox {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("judging needs the full sandbox, which needs root")
 	}
@@ -20,6 +27,13 @@ func testJudge(t *testing.T) *Judge {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sb.Close() })
+	return sb
+}
+
+// slotJudge is a Judge on a slot of sb of its own, released with the
+// test: tests judging side by side each take one.
+func slotJudge(t *testing.T, sb *sandbox.Sandbox) *Judge {
+	t.Helper()
 	slot, err := sb.AcquireSlot()
 	if err != nil {
 		t.Fatal(err)

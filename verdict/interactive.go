@@ -14,7 +14,7 @@ import (
 // interactive runs the submission and the interactor connected
 // stdin<->stdout, each in its own sandbox and measured on its own. Who
 // ended first decides (interactiveVerdict).
-func (r *run) interactive(t *problem.Test, dir string, tr TestResult) TestResult {
+func (r *judging) interactive(t *problem.Test, dir string, tr TestResult) TestResult {
 	ibox := filepath.Join(dir, "interactor")
 	kattis := r.p.Interactor.Protocol == problem.Kattis
 	if err := r.judgeBox(ibox, r.interactor, t, kattis); err != nil {
@@ -27,7 +27,7 @@ func (r *run) interactive(t *problem.Test, dir string, tr TestResult) TestResult
 // an interactor): its files, the answer, and the feedback directory of
 // the Kattis protocol or the testlib interactor's tout. A multi-pass test
 // keeps it, feedback and all, from pass to pass.
-func (r *run) judgeBox(box string, prog *built, t *problem.Test, kattis bool) error {
+func (r *judging) judgeBox(box string, prog *built, t *problem.Test, kattis bool) error {
 	if err := mkBox(box, r.j.Slot.TrustedUID); err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func (r *run) judgeBox(box string, prog *built, t *problem.Test, kattis bool) er
 // interactivePass runs the submission in a fresh box sbox against the
 // interactor of ibox (judgeBox) on the input in: one interactive test,
 // or one pass of a multi-pass one.
-func (r *run) interactivePass(t *problem.Test, in, sbox, ibox string, tr TestResult) TestResult {
+func (r *judging) interactivePass(t *problem.Test, in, sbox, ibox string, tr TestResult) TestResult {
 	if err := mkBox(sbox, r.j.Slot.UID); err != nil {
 		return seTest(tr, err)
 	}
@@ -104,7 +104,7 @@ func (r *run) interactivePass(t *problem.Test, in, sbox, ibox string, tr TestRes
 
 // interactorSide reads the interactor's run: how it ended, whether it
 // ended first, and its verdict when it exited with a code of its protocol.
-func (r *run) interactorSide(ri *sandbox.Result, subFirst, kattis bool, ibox string, stderr []byte) interactorSide {
+func (r *judging) interactorSide(ri *sandbox.Result, subFirst, kattis bool, ibox string, stderr []byte) interactorSide {
 	side := interactorSide{status: ri.Status, first: ri.First, detail: fmt.Sprintf("%s (%s) %s", ri.Status, ri.Source, ri.Error)}
 	// A SIGPIPE death is caused by the submission having closed its
 	// stdin (it exited) before; a Kattis validator exiting 0 after the

@@ -172,7 +172,7 @@ func (j *Judge) judgeSubmission(ctx context.Context, p *problem.Problem, sub Sub
 	}
 	res.Language = lang.ID
 	// The limits are known once the language is: the result says them.
-	(&run{j: j, p: p, lang: lang, opt: opt, res: res}).limits()
+	(&judging{j: j, p: p, lang: lang, opt: opt, res: res}).limits()
 	if _, err := lang.ToolPath(); err != nil {
 		return failed(res, SE, fmt.Sprintf("language %s is unavailable on this worker: %v", lang.ID, err))
 	}
@@ -206,7 +206,7 @@ func (j *Judge) judgeFiles(ctx context.Context, p *problem.Problem, lang *langs.
 	}
 	defer os.RemoveAll(ws)
 	os.Chmod(ws, 0o711)
-	r := &run{j: j, p: p, lang: lang, ws: ws, opt: opt, res: res, entry: sub.EntryPoint, ctx: ctx}
+	r := &judging{j: j, p: p, lang: lang, ws: ws, opt: opt, res: res, entry: sub.EntryPoint, ctx: ctx}
 	r.testFn = r.test
 	r.limits()
 	start := time.Now()
@@ -244,8 +244,8 @@ func failed(r *Result, v Verdict, msg string) *Result {
 	return r
 }
 
-// run is one judging in progress.
-type run struct {
+// judging is one submission's judging in progress (not a sandbox run: it makes many).
+type judging struct {
 	j     *Judge
 	p     *problem.Problem
 	lang  *langs.Language
@@ -264,7 +264,7 @@ type run struct {
 	checker     *built
 	interactor  *built
 	// ctx is the judging's: every sandbox run of it is killed when it
-	// ends (a run is one judging, as an http.Request is one request).
+	// ends (a judging is one submission, as an http.Request is one request).
 	ctx         context.Context
 	seq         int
 	stopped     bool          // pass-fail: a test failed, the rest are skipped
@@ -277,7 +277,7 @@ type run struct {
 	testFn func(context.Context, *problem.Test) TestResult
 }
 
-func (r *run) limits() {
+func (r *judging) limits() {
 	lu := &r.res.Limits
 	base, src := DefaultTime, "default"
 	switch {
@@ -312,7 +312,7 @@ func firstPositive(v ...int) int {
 	return 0
 }
 
-func (r *run) judge(ctx context.Context, sub Submission) {
+func (r *judging) judge(ctx context.Context, sub Submission) {
 	res := r.res
 	// The problem's own programs first: a checker that does not compile is
 	// the package's fault (SE) and must not cost the contestant a CE.
@@ -370,7 +370,7 @@ func (r *run) judge(ctx context.Context, sub Submission) {
 
 // judgeTests runs every test through the group tree and fills in the
 // verdict, score and maxima.
-func (r *run) judgeTests(ctx context.Context) {
+func (r *judging) judgeTests(ctx context.Context) {
 	res := r.res
 	total := len(r.p.Tests)
 	index := 0
@@ -416,55 +416,20 @@ func splitTwoPrograms(files map[string][]byte) (first, second map[string][]byte)
 
 // group judges a group's tests and subgroups in order and aggregates
 // their scores per the group's grader flags.
-func (r *run) group(ctx context.Context, g *problem.Group, index *int, total int) (score, max float64, v Verdict) {
-	var scores, maxes []float64
-	v = AC
-	rejected := false
-	judged := false
+func (r *judging) group(ctx context.Context, g *problem.Group, index *int, total int) (score, max float64, v Verdict) {
+	tally := &groupTally{v: AC}
 	for _, t := range g.Tests {
 		if ctx.Err() != nil {
 			return 0, 0, SK // abandoned: nothing more is run or told
 		}
 		*index++
-		var tr TestResult
-		breakGroup := rejected && g.Config.OnReject != "continue" && !(r.p.Kind == problem.PassFail && r.opt.RunAll)
-		if r.stopped || breakGroup {
-			tr = TestResult{Name: t.Name, Group: g.Name, Verdict: SK, VerdictSource: SourceJudge}
-		} else if tr = r.testFn(ctx, t); ctx.Err() != nil {
+		tr, ok := r.groupTest(ctx, g, t, tally.rejected)
+		if !ok {
 			return 0, 0, SK // its run was killed: the result means nothing
 		}
-		// Here, where every test result passes, not in each kind of test:
-		// a test built anywhere else (two-step, interactive) cannot miss it.
-		tr.Sample = g.Sample()
-		accepted := tr.Verdict == AC
-		judged = judged || tr.Verdict != SK
-		s := g.Config.RejectScore
-		if accepted {
-			s = g.Config.AcceptScore * tr.Score // tr.Score: fraction from a partial checker, else 1
-		}
-		if tr.Verdict == SK {
-			s = g.Config.RejectScore
-		}
-		if r.p.Kind == problem.Scoring {
-			tr.Score = round(s)
-		} else {
-			tr.Score = 0
-			if accepted {
-				tr.Score = 1
-			}
-		}
-		scores = append(scores, s)
-		maxes = append(maxes, g.Config.AcceptScore)
-		if !accepted && tr.Verdict != SK {
-			rejected = true
-			if severity(tr.Verdict) > severity(v) || v == AC {
-				if v == AC || g.Config.HasFlag("worst_error") {
-					v = tr.Verdict
-				}
-			}
-			if r.p.Kind == problem.PassFail && !r.opt.RunAll {
-				r.stopped = true
-			}
+		tally.addTest(g, tr, r.scoreTest(g, &tr))
+		if tr.Verdict != AC && tr.Verdict != SK && r.p.Kind == problem.PassFail && !r.opt.RunAll {
+			r.stopped = true
 		}
 		r.res.Tests = append(r.res.Tests, tr)
 		if r.opt.Observer != nil {
@@ -476,17 +441,90 @@ func (r *run) group(ctx context.Context, g *problem.Group, index *int, total int
 		if ctx.Err() != nil {
 			return 0, 0, SK // abandoned within c: this group is not over either
 		}
-		judged = judged || cv != SK
 		if r.p.Kind == problem.Scoring && c.Name == "sample" {
 			s, m = 0, 0 // samples are shown, not scored
 		}
-		scores = append(scores, s)
-		maxes = append(maxes, m)
-		if cv != AC && v == AC {
-			v = cv
+		tally.addGroup(s, m, cv)
+	}
+	return r.closeGroup(g, tally)
+}
+
+// groupTally is what a group's tests and subgroups add up to so far.
+type groupTally struct {
+	scores, maxes []float64
+	v             Verdict
+	rejected      bool // a test failed: the rest may be skipped (on_reject)
+	judged        bool // something in the group was run
+}
+
+// groupTest judges one test of group g, or skips it: after a failure of
+// a pass-fail problem (unless RunAll), or of g when it breaks on reject.
+// False when the judging was abandoned during the test.
+func (r *judging) groupTest(ctx context.Context, g *problem.Group, t *problem.Test, rejected bool) (TestResult, bool) {
+	var tr TestResult
+	breakGroup := rejected && g.Config.OnReject != "continue" && !(r.p.Kind == problem.PassFail && r.opt.RunAll)
+	if r.stopped || breakGroup {
+		tr = TestResult{Name: t.Name, Group: g.Name, Verdict: SK, VerdictSource: SourceJudge}
+	} else if tr = r.testFn(ctx, t); ctx.Err() != nil {
+		return tr, false
+	}
+	// Here, where every test result passes, not in each kind of test:
+	// a test built anywhere else (two-step, interactive) cannot miss it.
+	tr.Sample = g.Sample()
+	return tr, true
+}
+
+// scoreTest sets tr's score (a scoring problem's points, else 1 for AC
+// and 0 otherwise) and returns what it adds to its group's score.
+func (r *judging) scoreTest(g *problem.Group, tr *TestResult) float64 {
+	accepted := tr.Verdict == AC
+	s := g.Config.RejectScore
+	if accepted {
+		s = g.Config.AcceptScore * tr.Score // tr.Score: fraction from a partial checker, else 1
+	}
+	if r.p.Kind == problem.Scoring {
+		tr.Score = round(s)
+	} else {
+		tr.Score = 0
+		if accepted {
+			tr.Score = 1
 		}
 	}
-	score, max = aggregate(g, scores), aggregate(g, maxes)
+	return s
+}
+
+// addTest counts a scored test: the group's verdict is its first
+// failure's, or with worst_error its most severe.
+func (tl *groupTally) addTest(g *problem.Group, tr TestResult, s float64) {
+	tl.judged = tl.judged || tr.Verdict != SK
+	tl.scores = append(tl.scores, s)
+	tl.maxes = append(tl.maxes, g.Config.AcceptScore)
+	if tr.Verdict == AC || tr.Verdict == SK {
+		return
+	}
+	tl.rejected = true
+	if severity(tr.Verdict) > severity(tl.v) || tl.v == AC {
+		if tl.v == AC || g.Config.HasFlag("worst_error") {
+			tl.v = tr.Verdict
+		}
+	}
+}
+
+// addGroup counts a finished subgroup: its score, maximum and verdict
+// (the first that is not AC is the group's).
+func (tl *groupTally) addGroup(s, m float64, v Verdict) {
+	tl.judged = tl.judged || v != SK
+	tl.scores = append(tl.scores, s)
+	tl.maxes = append(tl.maxes, m)
+	if v != AC && tl.v == AC {
+		tl.v = v
+	}
+}
+
+// closeGroup aggregates a judged group per its grader flags and records
+// it (a named group) in the result.
+func (r *judging) closeGroup(g *problem.Group, tl *groupTally) (score, max float64, v Verdict) {
+	score, max, v = aggregate(g, tl.scores), aggregate(g, tl.maxes), tl.v
 	if g.Config.HasFlag("accept_if_any_accepted") && v != AC {
 		for _, tr := range r.res.Tests[len(r.res.Tests)-len(g.Tests):] {
 			if tr.Verdict == AC {
@@ -496,7 +534,7 @@ func (r *run) group(ctx context.Context, g *problem.Group, index *int, total int
 		}
 	}
 	score, max = bounded(g, score, max)
-	if !judged && (len(g.Tests) > 0 || len(g.Groups) > 0) {
+	if !tl.judged && (len(g.Tests) > 0 || len(g.Groups) > 0) {
 		v = SK // nothing in the group was run
 	}
 	if g.Name != "" {
@@ -508,7 +546,7 @@ func (r *run) group(ctx context.Context, g *problem.Group, index *int, total int
 // groupDone records a finished group in the result and tells the
 // observer, so that a backend sees a subtask's score as soon as it is
 // known rather than only in the final result.
-func (r *run) groupDone(gr GroupResult) {
+func (r *judging) groupDone(gr GroupResult) {
 	r.res.Groups = append(r.res.Groups, gr)
 	if o, ok := r.opt.Observer.(GroupObserver); ok {
 		o.Group(gr)
@@ -579,7 +617,7 @@ func (j *Judge) Prepare(p *problem.Problem) error {
 	if err != nil {
 		return err
 	}
-	r := &run{j: j, p: p, lang: l, res: &Result{}, ctx: context.Background()}
+	r := &judging{j: j, p: p, lang: l, res: &Result{}, ctx: context.Background()}
 	if p.Checker != nil {
 		if _, err := r.buildTrusted(p.Checker, "checker"); err != nil {
 			return err
@@ -595,10 +633,10 @@ func (j *Judge) Prepare(p *problem.Problem) error {
 
 // command is a sandboxed process of this judging, killed when it is
 // abandoned.
-func (r *run) command() *sandbox.Cmd { return r.j.Slot.CommandContext(r.ctx, "") }
+func (r *judging) command() *sandbox.Cmd { return r.j.Slot.CommandContext(r.ctx, "") }
 
 // timed runs a sandboxed step and accounts for its wall time.
-func (r *run) timed(f func()) {
+func (r *judging) timed(f func()) {
 	t := time.Now()
 	f()
 	r.sandboxTime += time.Since(t)

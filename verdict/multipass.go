@@ -28,7 +28,7 @@ const nextPassFile = "nextpass.in"
 // submission's WA (a rejection: it never settles), where problemtools and
 // DOMjudge call it a judge error. A nextpass.in beside a rejection is SE,
 // as in problemtools.
-func (r *run) multiPass(t *problem.Test, dir string, tr TestResult) TestResult {
+func (r *judging) multiPass(t *problem.Test, dir string, tr TestResult) TestResult {
 	vbox := filepath.Join(dir, "validator")
 	prog := r.checker
 	if r.p.Interactive {
@@ -71,7 +71,7 @@ func passLimit(p *problem.Problem) int {
 
 // onePass runs the submission once, in a fresh box, on the input in and
 // judges it with the validator of vbox.
-func (r *run) onePass(t *problem.Test, in, dir, vbox string, n int, tr TestResult) TestResult {
+func (r *judging) onePass(t *problem.Test, in, dir, vbox string, n int, tr TestResult) TestResult {
 	box := filepath.Join(dir, fmt.Sprintf("pass%d-box", n))
 	defer os.RemoveAll(box)
 	if r.p.Interactive {
@@ -92,7 +92,7 @@ func (r *run) onePass(t *problem.Test, in, dir, vbox string, n int, tr TestResul
 
 // validatePass runs the Kattis output validator of vbox on one pass's
 // input and output; its feedback directory is the one of every pass.
-func (r *run) validatePass(t *problem.Test, in, out, vbox string, tr TestResult) TestResult {
+func (r *judging) validatePass(t *problem.Test, in, out, vbox string, tr TestResult) TestResult {
 	if err := copyFile(in, filepath.Join(vbox, "input"), 0o644); err != nil {
 		return seTest(tr, err)
 	}

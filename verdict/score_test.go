@@ -32,7 +32,7 @@ func tree(kind problem.Kind, groups map[string]problem.GroupConfig, order []stri
 
 // judgeWith runs the group logic with fixed per-test verdicts.
 func judgeWith(p *problem.Problem, opt Options, verdicts map[string]TestResult) *Result {
-	r := &run{p: p, opt: opt, res: &Result{Tests: []TestResult{}}}
+	r := &judging{p: p, opt: opt, res: &Result{Tests: []TestResult{}}}
 	r.testFn = func(_ context.Context, t *problem.Test) TestResult {
 		tr, ok := verdicts[t.Name]
 		if !ok {

@@ -25,7 +25,7 @@ const (
 )
 
 // test judges one test.
-func (r *run) test(ctx context.Context, t *problem.Test) TestResult {
+func (r *judging) test(ctx context.Context, t *problem.Test) TestResult {
 	tr := TestResult{Name: t.Name, Group: t.Group.Name, Score: 1}
 	r.seq++
 	dir := filepath.Join(r.ws, fmt.Sprintf("t%d", r.seq))
@@ -63,7 +63,7 @@ func seTest(tr TestResult, err error) TestResult {
 // into outPath (a host file outside the box: RLIMIT_FSIZE caps it) in a
 // fresh box. keep names a file the run writes in its box that must be
 // copied out to keepTo (two-step handoff).
-func (r *run) runProgram(b *built, args []string, inPath, outPath, box string, keepFile string, stderr *stderrHead) (*sandbox.Result, error) {
+func (r *judging) runProgram(b *built, args []string, inPath, outPath, box string, keepFile string, stderr *stderrHead) (*sandbox.Result, error) {
 	if err := mkBox(box, r.j.Slot.UID); err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (r *run) runProgram(b *built, args []string, inPath, outPath, box string, k
 // stderr only burns its time (TLE), never OLE.
 const submissionStderrCap = 64 << 10
 
-func (r *run) runLimits(b *built) sandbox.Limits {
+func (r *judging) runLimits(b *built) sandbox.Limits {
 	out := int64(r.outMB) << 20
 	l := sandbox.Limits{
 		CPUTime: r.tl, WallTime: r.wall, Memory: int64(r.memMB+b.lang.MemoryReserveMB) << 20,
@@ -135,7 +135,7 @@ func fromSandbox(tr TestResult, res *sandbox.Result) TestResult {
 
 // check judges an output: the default comparison, a Kattis output
 // validator or a testlib checker.
-func (r *run) check(t *problem.Test, dir, out string, tr TestResult) TestResult {
+func (r *judging) check(t *problem.Test, dir, out string, tr TestResult) TestResult {
 	if r.checker == nil {
 		opt, err := compare.ParseFlags(t.Group.Config.ValidatorFlags)
 		if err != nil {
@@ -215,7 +215,7 @@ func (r *run) check(t *problem.Test, dir, out string, tr TestResult) TestResult 
 	return testlibVerdict(tr, res.ExitCode, append(stderr.Bytes(), stdout.Bytes()...), r.p.Kind == problem.Scoring)
 }
 
-func (r *run) checkerLimits() sandbox.Limits {
+func (r *judging) checkerLimits() sandbox.Limits {
 	return sandbox.Limits{CPUTime: checkerTime, WallTime: 2 * checkerTime, Memory: checkerMemoryMB << 20,
 		Processes: 16, Threads: 256, Stdout: 1 << 20, Stderr: 1 << 20, FileSize: 64 << 20}
 }

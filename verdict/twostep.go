@@ -15,7 +15,7 @@ const time1s = time.Second
 // file it wrote in its box) to the second step, a fresh sandbox, and
 // judges only the second step's output. CPU time is reported per step and
 // in total.
-func (r *run) twoStep(t *problem.Test, dir string, tr TestResult) TestResult {
+func (r *judging) twoStep(t *problem.Test, dir string, tr TestResult) TestResult {
 	ts := r.p.TwoStep
 	first, second := r.prog, r.prog
 	args1, args2 := ts.FirstArgs, ts.SecondArgs

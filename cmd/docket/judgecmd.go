@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"unicode"
@@ -73,57 +72,6 @@ func newJudge() (*verdict.Judge, func(), error) {
 		return nil, nil, err
 	}
 	return &verdict.Judge{Slot: slot, Langs: cat, WorkDir: le.WorkDir, CacheDir: le.CacheDir, WallOvershoot: le.WallOvershoot}, slot.Release, nil
-}
-
-// readSubmission reads FILE... into a submission; the language comes from
-// lang or, if empty, from the first file's extension.
-func readSubmission(cat *langs.Catalog, lang string, files []string) (verdict.Submission, error) {
-	sub := verdict.Submission{Files: map[string][]byte{}}
-	for _, f := range files {
-		st, err := os.Stat(f)
-		if err != nil {
-			return sub, err
-		}
-		if st.IsDir() {
-			// A directory is one multi-file submission.
-			entries, err := os.ReadDir(f)
-			if err != nil {
-				return sub, err
-			}
-			for _, e := range entries {
-				if e.Type().IsRegular() {
-					b, err := os.ReadFile(filepath.Join(f, e.Name()))
-					if err != nil {
-						return sub, err
-					}
-					sub.Files[e.Name()] = b
-				}
-			}
-			continue
-		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return sub, err
-		}
-		sub.Files[filepath.Base(f)] = b
-	}
-	if lang == "" {
-		var names []string
-		for n := range sub.Files {
-			names = append(names, n)
-		}
-		for _, n := range sortedStrings(names) {
-			if l, err := cat.ByExtension(n); err == nil {
-				lang = l.ID
-				break
-			}
-		}
-		if lang == "" {
-			return sub, fmt.Errorf("%w: cannot infer the language of %s: give --lang", langs.ErrUnknown, strings.Join(files, " "))
-		}
-	}
-	sub.Language = lang
-	return sub, nil
 }
 
 func isTerminal(f *os.File) bool {

@@ -8,8 +8,6 @@ import (
 	"io"
 	iofs "io/fs"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -25,19 +23,6 @@ import (
 
 func init() {
 	register("problem", "problem packages: push DIR, list, check DIR (judge its own submissions/)", runProblem)
-}
-
-// expected maps the Kattis submissions/ directory names to verdicts.
-var expected = map[string]verdict.Verdict{
-	"accepted":              verdict.AC,
-	"wrong_answer":          verdict.WA,
-	"time_limit_exceeded":   verdict.TLE,
-	"run_time_error":        verdict.RE,
-	"memory_limit_exceeded": verdict.MLE,
-	"output_limit_exceeded": verdict.OLE,
-	"compile_error":         verdict.CE,
-	"presentation_error":    verdict.PE,
-	"partially_accepted":    verdict.AC, // with a score strictly between 0 and the maximum
 }
 
 const problemUsage = `usage: docket problem <subcommand> [flags] [arguments]
@@ -136,7 +121,7 @@ func step(f string, a ...any) { fmt.Fprintf(os.Stderr, "* "+f+"\n", a...) }
 
 // loadForCheck loads the package in dir and lists its submissions/; a nil
 // problem means the check cannot go on, with code the exit code.
-func loadForCheck(dir string) (*problem.Problem, []pkgSubmission, int) {
+func loadForCheck(dir string) (*problem.Problem, []problem.ExampleSubmission, int) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		fmt.Fprintf(os.Stderr, "docket problem check: %s is not a directory\n", dir)
 		return nil, nil, exitUsage
@@ -147,7 +132,7 @@ func loadForCheck(dir string) (*problem.Problem, []pkgSubmission, int) {
 		printLoadError(os.Stderr, "docket problem check", err)
 		return nil, nil, exitFailed
 	}
-	subs, err := listSubmissions(filepath.Join(dir, "submissions"))
+	subs, err := problem.ExampleSubmissions(dir)
 	switch {
 	case errors.Is(err, iofs.ErrNotExist):
 		fmt.Fprintf(os.Stderr, "docket problem check: %s has no submissions/ directory, so there is nothing to check: put programs under submissions/accepted/, submissions/wrong_answer/, ... (docs/problems.md)\n", dir)
@@ -164,15 +149,14 @@ func loadForCheck(dir string) (*problem.Problem, []pkgSubmission, int) {
 
 // checkSubmission judges one program of submissions/ and prints whether
 // it got its expected verdict; false when it did not (or would not load).
-func checkSubmission(j *verdict.Judge, p *problem.Problem, s pkgSubmission, verbose bool) bool {
-	want, known := expected[s.expect]
-	if !known {
-		fmt.Printf("  SKIP %-40s unknown expected-verdict directory %q\n", s.rel, s.expect)
+func checkSubmission(j *verdict.Judge, p *problem.Problem, s problem.ExampleSubmission, verbose bool) bool {
+	if _, known := verdict.ExpectedVerdict(s.Expect); !known {
+		fmt.Printf("  SKIP %-40s unknown expected-verdict directory %q\n", s.Rel, s.Expect)
 		return true
 	}
-	sub, err := readSubmission(j.Langs, "", []string{s.path})
+	sub, err := verdict.ReadSubmission(j.Langs, "", []string{s.Path})
 	if err != nil {
-		fmt.Printf("  FAIL %-40s %v\n", s.rel, err)
+		fmt.Printf("  FAIL %-40s %v\n", s.Rel, err)
 		return false
 	}
 	start := time.Now()
@@ -181,14 +165,14 @@ func checkSubmission(j *verdict.Judge, p *problem.Problem, s pkgSubmission, verb
 		opt.Observer = &liveDisplay{out: os.Stdout}
 	}
 	res := j.Judge(judgeCtx(), p, sub, opt)
-	ok := meetsExpectation(res, p.Kind, s.expect, want)
+	ok := verdict.MeetsExpectation(res, p.Kind, s.Expect)
 	mark := "ok  "
 	detail := fmt.Sprintf("%-3s score %g/%g  %dms", res.Verdict, res.Score, res.MaxScore, res.TimeMs)
 	if !ok {
 		mark = "FAIL"
-		detail += fmt.Sprintf("  (expected %s)", s.expect) + missDetail(res)
+		detail += fmt.Sprintf("  (expected %s)", s.Expect) + missDetail(res)
 	}
-	fmt.Printf("  %s %-40s %-10s %s  (%.1fs)\n", mark, s.rel, sub.Language, detail, time.Since(start).Seconds())
+	fmt.Printf("  %s %-40s %-10s %s  (%.1fs)\n", mark, s.Rel, sub.Language, detail, time.Since(start).Seconds())
 	return ok
 }
 
@@ -207,35 +191,6 @@ func missDetail(res *verdict.Result) string {
 		}
 	}
 	return ""
-}
-
-type pkgSubmission struct {
-	expect, rel, path string
-}
-
-func listSubmissions(root string) ([]pkgSubmission, error) {
-	dirs, err := os.ReadDir(root)
-	if err != nil {
-		return nil, err
-	}
-	var out []pkgSubmission
-	for _, d := range dirs {
-		if !d.IsDir() {
-			continue
-		}
-		entries, err := os.ReadDir(filepath.Join(root, d.Name()))
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range entries {
-			if strings.HasPrefix(e.Name(), ".") || strings.HasSuffix(e.Name(), ".md") {
-				continue
-			}
-			out = append(out, pkgSubmission{expect: d.Name(), rel: d.Name() + "/" + e.Name(), path: filepath.Join(root, d.Name(), e.Name())})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
-	return out, nil
 }
 
 func runProblemPush(args []string) int {

@@ -58,7 +58,7 @@ func runRun(args []string) int {
 		return fail(exitSystem, err)
 	}
 	defer release()
-	sub, err := readSubmission(j.Langs, *lang, fs.Args())
+	sub, err := verdict.ReadSubmission(j.Langs, *lang, fs.Args())
 	if err != nil {
 		return fail(exitUsage, err)
 	}
@@ -121,5 +121,3 @@ func printSummary(res *verdict.Result, took time.Duration) {
 		fmt.Fprintf(w, "error: %s\n", res.Error)
 	}
 }
-
-func sortedStrings(s []string) []string { sort.Strings(s); return s }

@@ -55,7 +55,7 @@ func runSubmit(args []string) int {
 	if *queue == "" {
 		*queue = qe.Queue
 	}
-	sub, err := readSubmission(langs.Builtin(), *lang, fs.Args())
+	sub, err := verdict.ReadSubmission(langs.Builtin(), *lang, fs.Args())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket submit:", err)
 		return exitUsage

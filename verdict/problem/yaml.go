@@ -2,7 +2,9 @@ package problem
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -68,36 +70,72 @@ func (l *loader) readYAML(p *Problem) *yamlProblem {
 		l.errorf("problem.yaml: %v", err)
 		return y
 	}
-	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(y); err != nil && err.Error() != "EOF" {
+	// io.EOF: an empty problem.yaml, which sets nothing.
+	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(y); err != nil && !errors.Is(err, io.EOF) {
 		l.errorf("problem.yaml: %v", err)
 	}
 	return y
 }
 
+// applyYAML applies problem.yaml, section by section; the kind of
+// problem (type, validation) comes before what depends on it.
 func (l *loader) applyYAML(p *Problem, y *yamlProblem) {
-	switch y.Name.Kind {
+	p.Name = yamlName(y.Name, p.ID)
+	l.applyType(p, y.Type)
+	l.applyValidation(p, y.Validation)
+	p.ValidatorFlags = strings.Fields(y.ValidatorFlags)
+	l.applyPasses(p, y.Limits.ValidationPasses)
+	l.applyTimeLimit(p, y)
+	l.applySizeLimits(p, y)
+	if s := y.Docket.WallOvershoot; s != "" {
+		if o, err := overshoot.Parse(s); err != nil {
+			l.fail(fmt.Errorf("problem.yaml docket.wall_overshoot: %w", err))
+		} else {
+			p.Limits.WallOvershoot = o
+		}
+	}
+	if f, err := ParseFeedbackPolicy(y.Docket.Feedback); err != nil {
+		l.errorf("problem.yaml docket.feedback: %v", err)
+	} else {
+		p.Feedback = f
+	}
+	if ts := y.Docket.TwoStep; ts != nil {
+		l.applyTwoStep(p, ts)
+	}
+}
+
+// yamlName is the problem's name: a string, or of a map of languages
+// (2023-07) the English one, else any; id when there is none.
+func yamlName(n yaml.Node, id string) string {
+	name := ""
+	switch n.Kind {
 	case yaml.ScalarNode:
-		p.Name = y.Name.Value
+		name = n.Value
 	case yaml.MappingNode:
 		var m map[string]string
-		y.Name.Decode(&m)
-		p.Name = m["en"]
-		if p.Name == "" {
+		n.Decode(&m)
+		name = m["en"]
+		if name == "" {
 			for _, v := range m {
-				p.Name = v
+				name = v
 				break
 			}
 		}
 	}
-	if p.Name == "" {
-		p.Name = p.ID
+	if name == "" {
+		return id
 	}
+	return name
+}
+
+// applyType reads type: a string of words or a list (2023-07).
+func (l *loader) applyType(p *Problem, n yaml.Node) {
 	var types []string
-	switch y.Type.Kind {
+	switch n.Kind {
 	case yaml.ScalarNode:
-		types = strings.Fields(y.Type.Value)
+		types = strings.Fields(n.Value)
 	case yaml.SequenceNode:
-		y.Type.Decode(&types)
+		n.Decode(&types)
 	}
 	for _, t := range types {
 		switch t {
@@ -114,42 +152,54 @@ func (l *loader) applyYAML(p *Problem, y *yamlProblem) {
 			l.errorf("problem.yaml type: unknown type %q (pass-fail, scoring, interactive, multi-pass)", t)
 		}
 	}
-	switch v := strings.Fields(y.Validation); {
+}
+
+// applyValidation reads the legacy validation: default, or custom with
+// the words interactive, score and multi-pass.
+func (l *loader) applyValidation(p *Problem, validation string) {
+	v := strings.Fields(validation)
+	switch {
 	case len(v) == 0, v[0] == "default":
-	case v[0] == "custom":
-		for _, w := range v[1:] {
-			switch w {
-			case "interactive":
-				p.Interactive = true
-			case "score":
-				p.Kind = Scoring
-			case "multi-pass":
-				p.MultiPass = true
-			default:
-				l.errorf("problem.yaml validation: unknown word %q", w)
-			}
-		}
-	default:
-		l.errorf("problem.yaml validation: %q is not default or custom", y.Validation)
+		return
+	case v[0] != "custom":
+		l.errorf("problem.yaml validation: %q is not default or custom", validation)
+		return
 	}
-	p.ValidatorFlags = strings.Fields(y.ValidatorFlags)
-	l.applyPasses(p, y.Limits.ValidationPasses)
-	if t := y.Limits.TimeLimit; t != nil {
-		if d, err := seconds(*t); err != nil {
-			l.errorf("problem.yaml limits.time_limit: %v", err)
+	for _, w := range v[1:] {
+		switch w {
+		case "interactive":
+			p.Interactive = true
+		case "score":
+			p.Kind = Scoring
+		case "multi-pass":
+			p.MultiPass = true
+		default:
+			l.errorf("problem.yaml validation: unknown word %q", w)
+		}
+	}
+}
+
+// applyTimeLimit reads limits.time_limit, else docket.time_limit.
+func (l *loader) applyTimeLimit(p *Problem, y *yamlProblem) {
+	for _, c := range []struct {
+		t   *float64
+		key string
+	}{{y.Limits.TimeLimit, "limits.time_limit"}, {y.Docket.TimeLimit, "docket.time_limit"}} {
+		if c.t == nil || p.Limits.Time != 0 {
+			continue
+		}
+		if d, err := seconds(*c.t); err != nil {
+			l.errorf("problem.yaml %s: %v", c.key, err)
 		} else {
 			p.Limits.Time = d
-			p.Limits.TimeSource = "problem.yaml limits.time_limit"
+			p.Limits.TimeSource = "problem.yaml " + c.key
 		}
 	}
-	if t := y.Docket.TimeLimit; t != nil && p.Limits.Time == 0 {
-		if d, err := seconds(*t); err != nil {
-			l.errorf("problem.yaml docket.time_limit: %v", err)
-		} else {
-			p.Limits.Time = d
-			p.Limits.TimeSource = "problem.yaml docket.time_limit"
-		}
-	}
+}
+
+// applySizeLimits reads the limits in MiB: memory, output,
+// validation_memory and docket.disk_mb.
+func (l *loader) applySizeLimits(p *Problem, y *yamlProblem) {
 	if y.Limits.Memory < 0 || y.Limits.Output < 0 || y.Limits.ValidationMem < 0 {
 		l.errorf("problem.yaml limits: memory, output and validation_memory must be positive MiB")
 	}
@@ -161,49 +211,40 @@ func (l *loader) applyYAML(p *Problem, y *yamlProblem) {
 		l.errorf("problem.yaml docket.disk_mb: %d is not between 1 and %d MiB", y.Docket.DiskMB, MaxMB)
 	}
 	p.Limits.DiskMB = y.Docket.DiskMB
-	if s := y.Docket.WallOvershoot; s != "" {
-		if o, err := overshoot.Parse(s); err != nil {
-			l.fail(fmt.Errorf("problem.yaml docket.wall_overshoot: %w", err))
-		} else {
-			p.Limits.WallOvershoot = o
+}
+
+// applyTwoStep reads docket.two_step: its mode, its handoff, and that the
+// problem is not also interactive or multi-pass.
+func (l *loader) applyTwoStep(p *Problem, ts *yamlTwoStep) {
+	t := &TwoStep{FirstArgs: ts.FirstArgs, SecondArgs: ts.SecondArgs}
+	switch ts.Mode {
+	case "phases", "":
+	case "programs":
+		t.Programs = true
+	default:
+		l.errorf("problem.yaml docket.two_step.mode: %q is not phases or programs", ts.Mode)
+	}
+	switch ts.Handoff.Kind {
+	case 0:
+	case yaml.ScalarNode:
+		if ts.Handoff.Value != "stdout" {
+			l.errorf("problem.yaml docket.two_step.handoff: %q is not stdout or {file: NAME}", ts.Handoff.Value)
+		}
+	case yaml.MappingNode:
+		var m map[string]string
+		ts.Handoff.Decode(&m)
+		t.HandoffFile = m["file"]
+		if t.HandoffFile == "" || strings.ContainsAny(t.HandoffFile, "/\x00\\") || t.HandoffFile == "." || t.HandoffFile == ".." || len(t.HandoffFile) > 255 {
+			l.errorf("problem.yaml docket.two_step.handoff.file: %q must be a plain file name", t.HandoffFile)
 		}
 	}
-	if f, err := ParseFeedbackPolicy(y.Docket.Feedback); err != nil {
-		l.errorf("problem.yaml docket.feedback: %v", err)
-	} else {
-		p.Feedback = f
+	if p.Interactive {
+		l.errorf("problem.yaml: a problem cannot be both interactive and two-step")
 	}
-	if ts := y.Docket.TwoStep; ts != nil {
-		t := &TwoStep{FirstArgs: ts.FirstArgs, SecondArgs: ts.SecondArgs}
-		switch ts.Mode {
-		case "phases", "":
-		case "programs":
-			t.Programs = true
-		default:
-			l.errorf("problem.yaml docket.two_step.mode: %q is not phases or programs", ts.Mode)
-		}
-		switch ts.Handoff.Kind {
-		case 0:
-		case yaml.ScalarNode:
-			if ts.Handoff.Value != "stdout" {
-				l.errorf("problem.yaml docket.two_step.handoff: %q is not stdout or {file: NAME}", ts.Handoff.Value)
-			}
-		case yaml.MappingNode:
-			var m map[string]string
-			ts.Handoff.Decode(&m)
-			t.HandoffFile = m["file"]
-			if t.HandoffFile == "" || strings.ContainsAny(t.HandoffFile, "/\x00\\") || t.HandoffFile == "." || t.HandoffFile == ".." || len(t.HandoffFile) > 255 {
-				l.errorf("problem.yaml docket.two_step.handoff.file: %q must be a plain file name", t.HandoffFile)
-			}
-		}
-		if p.Interactive {
-			l.errorf("problem.yaml: a problem cannot be both interactive and two-step")
-		}
-		if p.MultiPass {
-			l.fail(fmt.Errorf("problem.yaml: %w: a problem cannot be both multi-pass and two-step", ErrMultiPass))
-		}
-		p.TwoStep = t
+	if p.MultiPass {
+		l.fail(fmt.Errorf("problem.yaml: %w: a problem cannot be both multi-pass and two-step", ErrMultiPass))
 	}
+	p.TwoStep = t
 }
 
 // applyPasses sets a multi-pass problem's limits.validation_passes: at
@@ -247,24 +288,42 @@ func seconds(t float64) (time.Duration, error) {
 	return time.Duration(t * float64(time.Second)), nil
 }
 
+// groupYAML is a testdata.yaml / test_group.yaml.
+type groupYAML struct {
+	OnReject             string    `yaml:"on_reject"`
+	Grading              string    `yaml:"grading"`
+	GraderFlags          string    `yaml:"grader_flags"`
+	AcceptScore          yaml.Node `yaml:"accept_score"`
+	RejectScore          yaml.Node `yaml:"reject_score"`
+	Range                string    `yaml:"range"`
+	OutputValidatorFlags string    `yaml:"output_validator_flags"`
+	InputValidatorFlags  yaml.Node `yaml:"input_validator_flags"`
+	MaxScore             yaml.Node `yaml:"max_score"`
+	ScoreAggregation     string    `yaml:"score_aggregation"`
+}
+
 // applyGroupYAML applies testdata.yaml / test_group.yaml keys over the
-// inherited config.
+// inherited config: how the group's tests are judged, then scored.
 func applyGroupYAML(c *GroupConfig, b []byte) error {
-	var y struct {
-		OnReject             string    `yaml:"on_reject"`
-		Grading              string    `yaml:"grading"`
-		GraderFlags          string    `yaml:"grader_flags"`
-		AcceptScore          yaml.Node `yaml:"accept_score"`
-		RejectScore          yaml.Node `yaml:"reject_score"`
-		Range                string    `yaml:"range"`
-		OutputValidatorFlags string    `yaml:"output_validator_flags"`
-		InputValidatorFlags  yaml.Node `yaml:"input_validator_flags"`
-		MaxScore             yaml.Node `yaml:"max_score"`
-		ScoreAggregation     string    `yaml:"score_aggregation"`
-	}
+	var y groupYAML
 	if err := yaml.Unmarshal(b, &y); err != nil {
 		return err
 	}
+	if err := applyGroupFlags(c, &y); err != nil {
+		return err
+	}
+	if err := applyGroupScores(c, &y); err != nil {
+		return err
+	}
+	if y.OutputValidatorFlags != "" {
+		c.ValidatorFlags = strings.Fields(y.OutputValidatorFlags)
+	}
+	return nil
+}
+
+// applyGroupFlags reads on_reject, grader_flags and score_aggregation
+// (2025-09's name for the min and sum flags).
+func applyGroupFlags(c *GroupConfig, y *groupYAML) error {
 	switch y.OnReject {
 	case "":
 	case "break", "continue":
@@ -290,26 +349,20 @@ func applyGroupYAML(c *GroupConfig, b []byte) error {
 	default:
 		return fmt.Errorf("score_aggregation: %q is not pass-fail, sum or min", y.ScoreAggregation)
 	}
-	num := func(n yaml.Node, key string, dst *float64) error {
-		if n.Kind == 0 {
-			return nil
-		}
-		v, err := strconv.ParseFloat(n.Value, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) { // scores are finite
-			return fmt.Errorf("%s: %q is not a number", key, n.Value)
-		}
-		*dst = v
-		return nil
-	}
-	if err := num(y.AcceptScore, "accept_score", &c.AcceptScore); err != nil {
+	return nil
+}
+
+// applyGroupScores reads accept_score, reject_score, max_score and range.
+func applyGroupScores(c *GroupConfig, y *groupYAML) error {
+	if err := yamlScore(y.AcceptScore, "accept_score", &c.AcceptScore); err != nil {
 		return err
 	}
-	if err := num(y.RejectScore, "reject_score", &c.RejectScore); err != nil {
+	if err := yamlScore(y.RejectScore, "reject_score", &c.RejectScore); err != nil {
 		return err
 	}
 	if y.MaxScore.Kind != 0 {
 		var v float64
-		if err := num(y.MaxScore, "max_score", &v); err != nil {
+		if err := yamlScore(y.MaxScore, "max_score", &v); err != nil {
 			return err
 		}
 		c.MaxScore = &v
@@ -326,9 +379,20 @@ func applyGroupYAML(c *GroupConfig, b []byte) error {
 		}
 		c.Range = &[2]float64{lo, hi}
 	}
-	if y.OutputValidatorFlags != "" {
-		c.ValidatorFlags = strings.Fields(y.OutputValidatorFlags)
+	return nil
+}
+
+// yamlScore sets *dst to the score n, when the key is given: a finite
+// number.
+func yamlScore(n yaml.Node, key string, dst *float64) error {
+	if n.Kind == 0 {
+		return nil
 	}
+	v, err := strconv.ParseFloat(n.Value, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) { // scores are finite
+		return fmt.Errorf("%s: %q is not a number", key, n.Value)
+	}
+	*dst = v
 	return nil
 }
 

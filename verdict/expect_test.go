@@ -1,29 +1,28 @@
-package main
+package verdict
 
 import (
 	"testing"
 
-	"github.com/docketjudge/docket/verdict"
 	"github.com/docketjudge/docket/verdict/problem"
 )
 
 // The submissions/ directories as the Kattis format defines them, under
 // docket's one rule for partial scores.
 func TestMeetsExpectation(t *testing.T) {
-	tests := func(vs ...verdict.Verdict) []verdict.TestResult {
-		var out []verdict.TestResult
+	tests := func(vs ...Verdict) []TestResult {
+		var out []TestResult
 		for _, v := range vs {
-			out = append(out, verdict.TestResult{Verdict: v})
+			out = append(out, TestResult{Verdict: v})
 		}
 		return out
 	}
-	partialWA := &verdict.Result{Verdict: verdict.AC, Score: 30, MaxScore: 100, Tests: tests(verdict.AC, verdict.WA)}
-	full := &verdict.Result{Verdict: verdict.AC, Score: 100, MaxScore: 100, Tests: tests(verdict.AC)}
-	zeroWA := &verdict.Result{Verdict: verdict.WA, Score: 0, MaxScore: 100, Tests: tests(verdict.WA)}
-	passFailWA := &verdict.Result{Verdict: verdict.WA, Score: 0, MaxScore: 1, Tests: tests(verdict.AC, verdict.WA)}
+	partialWA := &Result{Verdict: AC, Score: 30, MaxScore: 100, Tests: tests(AC, WA)}
+	full := &Result{Verdict: AC, Score: 100, MaxScore: 100, Tests: tests(AC)}
+	zeroWA := &Result{Verdict: WA, Score: 0, MaxScore: 100, Tests: tests(WA)}
+	passFailWA := &Result{Verdict: WA, Score: 0, MaxScore: 1, Tests: tests(AC, WA)}
 	for _, tc := range []struct {
 		name string
-		res  *verdict.Result
+		res  *Result
 		kind problem.Kind
 		dir  string
 		want bool
@@ -39,7 +38,7 @@ func TestMeetsExpectation(t *testing.T) {
 		{"pass-fail WA is wrong_answer", passFailWA, problem.PassFail, "wrong_answer", true},
 		{"pass-fail WA is not accepted", passFailWA, problem.PassFail, "accepted", false},
 	} {
-		if got := meetsExpectation(tc.res, tc.kind, tc.dir, expected[tc.dir]); got != tc.want {
+		if got := MeetsExpectation(tc.res, tc.kind, tc.dir); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
