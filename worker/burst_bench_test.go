@@ -149,7 +149,7 @@ func BenchmarkBurst(b *testing.B) {
 			var wwg sync.WaitGroup
 			for i, j := range judges {
 				wnc, _ := nats.Connect("", nats.InProcessServer(ns))
-				w, err := New(rctx, wnc, j, Config{Name: fmt.Sprintf("w%d", i), EnsureInfra: round == 0, CacheDir: b.TempDir(), InlineDir: b.TempDir(), Logger: zerolog.Nop()})
+				w, err := New(rctx, wnc, Judging(j), Config{Name: fmt.Sprintf("w%d", i), EnsureInfra: round == 0, CacheDir: b.TempDir(), InlineDir: b.TempDir(), Logger: zerolog.Nop()})
 				if err != nil {
 					b.Fatal(err)
 				}
