@@ -91,10 +91,8 @@ func BenchmarkBurst(b *testing.B) {
 
 		ns := natstest.Start(b, natstest.InProcessOnly())
 		nc, js := natstest.Connect(b, ns, jetstream.WithPublishAsyncMaxPending(4096))
+		natstest.Streams(b, js)
 		ctx, cancel := context.WithCancel(context.Background())
-		if err := protocol.EnsureStreams(ctx, js, protocol.StreamOptions{}); err != nil {
-			b.Fatal(err)
-		}
 		// The whole burst is queued first.
 		pubAt := make(map[string]time.Time, total)
 		pubStart := time.Now()
