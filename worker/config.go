@@ -37,7 +37,7 @@ type Config struct {
 	Logger      zerolog.Logger
 	Metrics     *Metrics
 	EnsureInfra bool // create streams and the consumer (true for every worker)
-	Mode        Mode // ModeJudge unless a capacity test asked for ModeCapacityTest by name
+	Mode        Mode // ModeJudge unless a capacity test asked for ModeCapacityTest by name; New wants the mode's Judger
 	// Feedback is the default feedback policy, for jobs and packages that
 	// set none (DOCKET_FEEDBACK_POLICY); "" is problem.DefaultFeedback.
 	Feedback problem.FeedbackPolicy
