@@ -15,7 +15,6 @@ import (
 
 	"github.com/docketjudge/docket/internal/natstest"
 	"github.com/docketjudge/docket/protocol"
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -29,9 +28,7 @@ const (
 // reachable in process only.
 func startNATS(t *testing.T) jetstream.JetStream {
 	t.Helper()
-	s := natstest.Start(t, natstest.InProcessOnly(), func(o *server.Options) {
-		o.ServerName, o.JetStreamMaxMemory, o.JetStreamMaxStore = "bridge-test", 64<<20, 256<<20
-	})
+	s := natstest.Start(t, natstest.InProcessOnly(), natstest.ServerName("bridge-test"), natstest.JetStreamLimits(64<<20, 256<<20))
 	_, js := natstest.Connect(t, s)
 	return js
 }

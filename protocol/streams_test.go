@@ -62,7 +62,7 @@ func configsAfter(t *testing.T, ctx context.Context, starters ...func(*testing.T
 
 func startWorker(t *testing.T, ctx context.Context, js jetstream.JetStream) {
 	t.Helper()
-	_, err := worker.New(ctx, js.Conn(), nil, worker.Config{Mode: worker.ModeCapacityTest, EnsureInfra: true,
+	_, err := worker.New(ctx, js.Conn(), worker.NotJudging(), worker.Config{Mode: worker.ModeCapacityTest, EnsureInfra: true,
 		CacheDir: t.TempDir(), InlineDir: t.TempDir(), Logger: zerolog.Nop()})
 	if err != nil {
 		t.Fatal("worker:", err)

@@ -24,7 +24,7 @@ func startCapacityWorker(t *testing.T, ctx context.Context, js jetstream.JetStre
 	if cfg.Name == "" {
 		cfg.Name = "cap-answer"
 	}
-	w, err := New(ctx, nc, nil, cfg)
+	w, err := New(ctx, nc, NotJudging(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

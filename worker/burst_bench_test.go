@@ -91,10 +91,8 @@ func BenchmarkBurst(b *testing.B) {
 
 		ns := natstest.Start(b, natstest.InProcessOnly())
 		nc, js := natstest.Connect(b, ns, jetstream.WithPublishAsyncMaxPending(4096))
+		natstest.Streams(b, js)
 		ctx, cancel := context.WithCancel(context.Background())
-		if err := protocol.EnsureStreams(ctx, js, protocol.StreamOptions{}); err != nil {
-			b.Fatal(err)
-		}
 		// The whole burst is queued first.
 		pubAt := make(map[string]time.Time, total)
 		pubStart := time.Now()
@@ -149,7 +147,7 @@ func BenchmarkBurst(b *testing.B) {
 			var wwg sync.WaitGroup
 			for i, j := range judges {
 				wnc, _ := nats.Connect("", nats.InProcessServer(ns))
-				w, err := New(rctx, wnc, j, Config{Name: fmt.Sprintf("w%d", i), EnsureInfra: round == 0, CacheDir: b.TempDir(), InlineDir: b.TempDir(), Logger: zerolog.Nop()})
+				w, err := New(rctx, wnc, Judging(j), Config{Name: fmt.Sprintf("w%d", i), EnsureInfra: round == 0, CacheDir: b.TempDir(), InlineDir: b.TempDir(), Logger: zerolog.Nop()})
 				if err != nil {
 					b.Fatal(err)
 				}

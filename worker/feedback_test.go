@@ -75,12 +75,12 @@ func TestNewRefusesInvalidFeedback(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, bad := range []problem.FeedbackPolicy{"everything", "SAMPLES", "samples,all"} {
-		_, err := New(ctx, nc, nil, Config{Mode: ModeCapacityTest, Feedback: bad, EnsureInfra: true})
+		_, err := New(ctx, nc, NotJudging(), Config{Mode: ModeCapacityTest, Feedback: bad, EnsureInfra: true})
 		if !errors.Is(err, problem.ErrFeedbackPolicy) || !strings.Contains(err.Error(), string(bad)) {
 			t.Errorf("%q: %v, want ErrFeedbackPolicy naming the value", bad, err)
 		}
 	}
-	w, err := New(ctx, nc, nil, Config{Mode: ModeCapacityTest, EnsureInfra: true})
+	w, err := New(ctx, nc, NotJudging(), Config{Mode: ModeCapacityTest, EnsureInfra: true})
 	if err != nil || w.cfg.Feedback != problem.FeedbackSamples {
 		t.Fatalf("no policy set: %v, default %q", err, w.cfg.Feedback)
 	}
@@ -109,7 +109,7 @@ func TestInlineSamples(t *testing.T) {
 // the error of a result without one.
 func TestEarlyResultsCarryPolicy(t *testing.T) {
 	js, ctx, wnc := aplusbStore(t)
-	w, err := New(ctx, wnc, nil, Config{Name: "cap-fb", Mode: ModeCapacityTest, EnsureInfra: true, Feedback: problem.FeedbackNone,
+	w, err := New(ctx, wnc, NotJudging(), Config{Name: "cap-fb", Mode: ModeCapacityTest, EnsureInfra: true, Feedback: problem.FeedbackNone,
 		CacheDir: t.TempDir(), InlineDir: t.TempDir(), Logger: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/internal/natstest"
-	"github.com/docketjudge/docket/protocol"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -17,11 +16,7 @@ func embeddedJS(t *testing.T) (*server.Server, *nats.Conn, jetstream.JetStream) 
 	t.Helper()
 	ns := natstest.Start(t)
 	nc, js := natstest.Connect(t, ns)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := protocol.EnsureStreams(ctx, js, protocol.StreamOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	natstest.Streams(t, js)
 	return ns, nc, js
 }
 
@@ -36,10 +31,6 @@ func aplusbStore(t *testing.T) (jetstream.JetStream, context.Context, *nats.Conn
 	if _, _, err := Push(ctx, js, "../problems/aplusb"); err != nil {
 		t.Fatal(err)
 	}
-	wnc, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(wnc.Close)
+	wnc, _ := natstest.Connect(t, ns)
 	return js, ctx, wnc
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/protocol"
-	"github.com/docketjudge/docket/verdict/problem"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 )
@@ -94,83 +93,4 @@ func (w *Worker) abandon(log zerolog.Logger, l *lease) {
 	}
 	log.Warn().Dur("silent_for", l.gap).Dur("ack_wait", w.cfg.AckWait).
 		Msg("job lease lost: no heartbeat for longer than AckWait (process frozen?); attempt abandoned, its run killed, its result discarded, the redelivery judges it")
-}
-
-// Store retry backoff: first retry soon, then no faster than every 5 s.
-const (
-	storeRetryFirst = 500 * time.Millisecond
-	storeRetryMax   = 5 * time.Second
-	storeTryTimeout = 2 * time.Minute
-)
-
-// problemFromStore gets a pushed problem, waiting out an unavailable
-// store. The job stays this worker's meanwhile (the heartbeats go on), so
-// the outage costs no delivery: a nak per try would count toward
-// MaxDeliver, which JetStream cannot un-count, and a ten-second outage
-// would end jobs SE. It gives up only when ctx ends (SIGTERM's grace
-// period over, or the lease lost).
-func (w *Worker) problemFromStore(ctx context.Context, job *protocol.Job) (*problem.Problem, error) {
-	log := w.cfg.Logger.With().Str("submission_id", job.SubmissionID).Str("problem", job.Problem).Logger()
-	var since time.Time
-	delay := storeRetryFirst
-	for tries := 1; ; tries++ {
-		// A bound per try: a read from a stream that lost its quorum
-		// midway would otherwise wait as long as the job does.
-		tctx, cancel := context.WithTimeout(ctx, storeTryTimeout)
-		p, err := w.cache.Get(tctx, w.js, job.Problem, job.ProblemDigest)
-		cancel()
-		var su *StoreUnavailableError
-		if !errors.As(err, &su) {
-			if !since.IsZero() && err == nil {
-				log.Info().Dur("waited", time.Since(since)).Int("tries", tries).Msg("problem store back; judging")
-			}
-			return p, err
-		}
-		if since.IsZero() {
-			since = time.Now()
-			log.Warn().Err(err).Msg("problem store unavailable: holding the job (heartbeats keep it) and retrying with backoff")
-		} else {
-			log.Debug().Err(err).Int("tries", tries).Msg("problem store still unavailable")
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, storeRetryMax)
-	}
-}
-
-// fetchPause keeps a worker that cannot judge (its problem cache disk is
-// full) from taking job after job only to give each back: a worker that
-// fails fast would otherwise win most fetches and burn every job's
-// deliveries. The pause grows while failures repeat and ends with the
-// first job judged. Only the fetch loop and the job it runs touch it.
-type fetchPause struct {
-	next time.Duration
-	due  bool
-}
-
-const (
-	pauseFirst = 2 * time.Second
-	pauseMax   = 10 * time.Second
-)
-
-func (p *fetchPause) failed() {
-	p.next = min(max(2*p.next, pauseFirst), pauseMax)
-	p.due = true
-}
-
-func (p *fetchPause) ok() { p.next, p.due = 0, false }
-
-// wait is how long to pause before the next fetch (once per failure).
-func (p *fetchPause) wait() time.Duration {
-	if !p.due {
-		return 0
-	}
-	p.due = false
-	return p.next
 }

@@ -1,8 +1,11 @@
 package worker
 
 import (
+	"context"
+	"errors"
 	"fmt"
 
+	"github.com/docketjudge/docket/langs"
 	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict"
 )
@@ -48,4 +51,35 @@ func ParseMode(s string) (Mode, error) {
 func NotJudgedResult(id string) *verdict.Result {
 	return &verdict.Result{V: protocol.Version, SubmissionID: id, Verdict: verdict.SE, Error: NotJudgedError,
 		Tests: []verdict.TestResult{}, Groups: []verdict.GroupResult{}}
+}
+
+// NotJudging is ModeCapacityTest's Judger: every job's result is
+// NotJudgedResult, with the policy of a result that stands for no
+// judging. New accepts it only with Config.Mode ModeCapacityTest, and
+// that mode only with it.
+func NotJudging() Judger { return notJudging{} }
+
+type notJudging struct{}
+
+func (notJudging) Judge(_ context.Context, t Task) (*verdict.Result, error) {
+	res := NotJudgedResult(t.Job.SubmissionID)
+	res.FeedbackPolicy = t.EarlyFeedback
+	return res, nil
+}
+
+// Langs is the built-in catalog: nothing is run, the language only names
+// the job in events, results and metrics.
+func (notJudging) Langs() *langs.Catalog { return langs.Builtin() }
+
+// checkJudger refuses a judger that does not match the mode: a worker
+// acks jobs without judging them only when asked for ModeCapacityTest by
+// its name, and never judges when a capacity test was meant.
+func checkJudger(j Judger, mode Mode) error {
+	if j == nil {
+		return errors.New("worker: a judging worker needs a judge (a sandbox slot)")
+	}
+	if _, none := j.(notJudging); none != (mode == ModeCapacityTest) {
+		return fmt.Errorf("worker: mode %q does not match its judger (NotJudging is for %q only)", mode, ModeCapacityTest)
+	}
+	return nil
 }

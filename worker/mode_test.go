@@ -36,6 +36,18 @@ func TestNewRefusesUnknownModeAndJudgelessJudging(t *testing.T) {
 	if _, err := New(ctx, nc, nil, Config{Logger: zerolog.Nop()}); err == nil || !strings.Contains(err.Error(), "needs a judge") {
 		t.Errorf("judge mode without a judge: %v, want refused", err)
 	}
+	if _, err := New(ctx, nc, Judging(nil), Config{Logger: zerolog.Nop()}); err == nil || !strings.Contains(err.Error(), "needs a judge") {
+		t.Errorf("judge mode with Judging(nil): %v, want refused", err)
+	}
+	// The judger must be the mode's: no worker acks without judging
+	// unless ModeCapacityTest was asked for by name, and none judges when
+	// it was.
+	if _, err := New(ctx, nc, NotJudging(), Config{Logger: zerolog.Nop()}); err == nil || !strings.Contains(err.Error(), "does not match") {
+		t.Errorf("judge mode with NotJudging: %v, want refused", err)
+	}
+	if _, err := New(ctx, nc, Judging(&verdict.Judge{}), Config{Mode: ModeCapacityTest, Logger: zerolog.Nop()}); err == nil || !strings.Contains(err.Error(), "does not match") {
+		t.Errorf("capacity mode with a judge: %v, want refused", err)
+	}
 }
 
 // The capacity mode takes the real protocol path: a pushed problem is
@@ -46,7 +58,7 @@ func TestNewRefusesUnknownModeAndJudgelessJudging(t *testing.T) {
 func TestCapacityModeAcksWithFixedResult(t *testing.T) {
 	js, ctx, wnc := aplusbStore(t)
 	logs := &syncWriter{}
-	w, err := New(ctx, wnc, nil, Config{Name: "cap-0", Mode: ModeCapacityTest, EnsureInfra: true, AckWait: 3 * time.Second,
+	w, err := New(ctx, wnc, NotJudging(), Config{Name: "cap-0", Mode: ModeCapacityTest, EnsureInfra: true, AckWait: 3 * time.Second,
 		CacheDir: t.TempDir(), InlineDir: t.TempDir(), Logger: zerolog.New(logs)})
 	if err != nil {
 		t.Fatal(err)

@@ -1,8 +1,3 @@
-// Package worker is the queue side of docket: JetStream streams and the
-// shared durable pull consumer, job decoding, judging one job at a time
-// with InProgress heartbeats, publishing progress events and the final
-// result, the problem store and its local cache, metrics and health. The
-// judging itself is verdict's, the same code path as `docket run`.
 package worker
 
 import (

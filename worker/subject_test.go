@@ -62,7 +62,7 @@ func TestJobSubjectForms(t *testing.T) {
 func TestWorkerRefusesBadQueueNames(t *testing.T) {
 	_, nc, _ := embeddedJS(t)
 	for _, q := range []string{"contest.a", "a b", "*", ">"} {
-		if _, err := New(context.Background(), nc, nil, Config{Mode: ModeCapacityTest, Queue: q, CacheDir: t.TempDir(), InlineDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "queue") {
+		if _, err := New(context.Background(), nc, NotJudging(), Config{Mode: ModeCapacityTest, Queue: q, CacheDir: t.TempDir(), InlineDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "queue") {
 			t.Errorf("queue %q: %v, want refused", q, err)
 		}
 	}

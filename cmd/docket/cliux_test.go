@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketjudge/docket/internal/natstest"
 	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/worker"
 )
@@ -182,9 +183,7 @@ func TestSubmitChecks(t *testing.T) {
 	bin := docketBinary(t)
 	js, url := submitServer(t)
 	ctx := context.Background()
-	if err := protocol.EnsureStreams(ctx, js, protocol.StreamOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	natstest.Streams(t, js)
 	if _, _, err := worker.Push(ctx, js, "../../problems/aplusb"); err != nil {
 		t.Fatal(err)
 	}

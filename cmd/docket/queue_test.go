@@ -42,11 +42,9 @@ func newQueueFixture(t *testing.T, ackWait string) *queueFixture {
 	needRoot(t)
 	ns := natstest.Start(t)
 	nc, js := natstest.Connect(t, ns)
+	natstest.Streams(t, js)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := protocol.EnsureStreams(ctx, js, protocol.StreamOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	for _, p := range []string{"aplusb", "guess-kattis"} {
 		if _, _, err := worker.Push(ctx, js, "../../problems/"+p); err != nil {
 			t.Fatal(err)

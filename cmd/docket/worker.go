@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/docketjudge/docket/verdict"
 	"github.com/docketjudge/docket/verdict/problem"
 	"github.com/docketjudge/docket/worker"
 	"github.com/nats-io/nats.go"
@@ -122,7 +121,7 @@ func runWorker(args []string) int {
 	release := func() {}
 	if mode == worker.ModeCapacityTest {
 		// No sandbox: nothing is run, so none is probed or set up.
-		w, err = newWorker(ctx, nc, qe, nil, "capacity-test", mode, fb, metrics, log)
+		w, err = newWorker(ctx, nc, qe, worker.NotJudging(), "capacity-test", mode, fb, metrics, log)
 	} else {
 		w, release, err = startWorker(ctx, nc, qe, fb, metrics, log)
 	}
@@ -155,7 +154,7 @@ func startWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, fb problem.Fee
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := newWorker(ctx, nc, qe, j, fmt.Sprintf("s%d", j.Slot.N), worker.ModeJudge, fb, m, log.With().Int("slot", j.Slot.N).Logger())
+	w, err := newWorker(ctx, nc, qe, worker.Judging(j), fmt.Sprintf("s%d", j.Slot.N), worker.ModeJudge, fb, m, log.With().Int("slot", j.Slot.N).Logger())
 	if err != nil {
 		release()
 		return nil, nil, err
@@ -163,9 +162,10 @@ func startWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, fb problem.Fee
 	return w, release, nil
 }
 
-// newWorker configures a worker from the environment; its id is
-// host-pid-suffix (the sandbox slot, or the mode when nothing is judged).
-func newWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, j *verdict.Judge, suffix string, mode worker.Mode, fb problem.FeedbackPolicy, m *worker.Metrics, log zerolog.Logger) (*worker.Worker, error) {
+// newWorker configures a worker from the environment with its judger
+// (the mode's); its id is host-pid-suffix (the sandbox slot, or the mode
+// when nothing is judged).
+func newWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, j worker.Judger, suffix string, mode worker.Mode, fb problem.FeedbackPolicy, m *worker.Metrics, log zerolog.Logger) (*worker.Worker, error) {
 	_, le, _ := loadCatalog()
 	name, _ := os.Hostname()
 	cfg := worker.Config{

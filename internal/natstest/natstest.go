@@ -1,13 +1,17 @@
 // Package natstest is the one helper for tests against a real NATS
 // server: an embedded nats-server with JetStream, in process, storing in
-// the test's temporary directory and shut down with the test. Tests of
-// clusters and faults run real nats-server processes instead.
+// the test's temporary directory and shut down with the test (Start),
+// clients on it (Connect) and docket's streams on it (Streams). Tests of
+// clusters and faults run real nats-server processes instead
+// (internal/natscluster).
 package natstest
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -19,6 +23,14 @@ type Option func(*server.Options)
 // InProcessOnly keeps the server off the network: clients reach it with
 // nats.InProcessServer (Connect does).
 func InProcessOnly() Option { return func(o *server.Options) { o.DontListen = true } }
+
+// ServerName names the server (its advisories and stream infos say it).
+func ServerName(name string) Option { return func(o *server.Options) { o.ServerName = name } }
+
+// JetStreamLimits bounds JetStream's memory and file storage, in bytes.
+func JetStreamLimits(memory, store int64) Option {
+	return func(o *server.Options) { o.JetStreamMaxMemory, o.JetStreamMaxStore = memory, store }
+}
 
 // Start runs an embedded JetStream server on a free loopback port.
 func Start(tb testing.TB, opts ...Option) *server.Server {
@@ -58,4 +70,15 @@ func Connect(tb testing.TB, s *server.Server, opts ...jetstream.JetStreamOpt) (*
 		tb.Fatal(err)
 	}
 	return nc, js
+}
+
+// Streams creates docket's streams with their default options (the
+// "docket" prefix, one replica) on js, within 10 s.
+func Streams(tb testing.TB, js jetstream.JetStream) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := protocol.EnsureStreams(ctx, js, protocol.StreamOptions{}); err != nil {
+		tb.Fatal(err)
+	}
 }
