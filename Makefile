@@ -81,11 +81,15 @@ test: deps vet
 	GO=$(GO) scripts/fuzz.sh $(FUZZTIME_SHORT)
 
 # The race detector over the packages whose code runs concurrently: the
-# sandbox (output copiers, watchdogs, the zygote), the judge and the
-# worker. Every test of them, on the 2-core development machine shared
-# with other jobs: 6.5 minutes with a cold build cache (the race-built
+# sandbox (output copiers, watchdogs, the zygote), the judge, the worker,
+# the bridge (each SSE stream reads its consumer in a goroutine), the
+# language probes (side by side, one version cache) and the NATS cluster
+# of the tests. cmd/docket is left out: its tests (every language, the
+# cluster faults) take 15 minutes without the detector, which slows Go
+# code several-fold. Every test of them, on the 2-core development machine shared with
+# other jobs: 6.5 minutes with a cold build cache (the race-built
 # packages compile first), 1.6 with a warm one; the plain run takes 7.5.
-RACE_PKGS := ./sandbox/... ./verdict/... ./worker/...
+RACE_PKGS := ./sandbox/... ./verdict/... ./worker/... ./bridge/... ./langs/... ./internal/natscluster/
 race: deps
 	GO=$(GO) scripts/test-each.sh -race -p 1 -count=1 -timeout 30m -- $(RACE_PKGS)
 
