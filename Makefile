@@ -87,11 +87,11 @@ test: deps vet
 # of the tests. cmd/docket is left out: its tests (every language, the
 # cluster faults) take 15 minutes without the detector, which slows Go
 # code several-fold. Every test of them, on the 2-core development
-# machine shared with other jobs (load 5 to 13): 4.9 minutes with the
-# sandbox's and verdict's race builds stale, 3.9 with a warm cache, of
-# which bridge, langs and the NATS cluster take about 30 s; 6.5 minutes
-# with a cold cache before they were added (the race-built packages
-# compile first).
+# machine shared with other jobs (load 1 to 13): 3.9 to 4.9 minutes when
+# some race builds are stale (4.3 with verdict's, after its in-process
+# table test came), of which bridge, langs and the NATS cluster take
+# about 30 s; 6.5 minutes with a cold cache before they were added (the
+# race-built packages compile first).
 RACE_PKGS := ./sandbox/... ./verdict/... ./worker/... ./bridge/... ./langs/... ./internal/natscluster/
 race: deps
 	GO=$(GO) scripts/test-each.sh -race -p 1 -count=1 -timeout 30m -- $(RACE_PKGS)
