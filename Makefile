@@ -46,18 +46,17 @@ vet:
 
 # Static checks, no test run (CI runs them before make test): staticcheck
 # at a pinned version (its default checks; fetched through the module
-# proxy on first use), then gofmt -l over every Go file, which must list
-# none. LINT_FUNCLEN=1 adds lint-funclen.
+# proxy on first use), gofmt -l over every Go file, which must list none,
+# then lint-funclen.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOFMT ?= $(shell $(GO) env GOROOT)/bin/gofmt
-LINT_FUNCLEN ?= 0
 lint:
 	$(GO) run $(STATICCHECK) $(PKGS)
 	@unformatted=$$($(GOFMT) -l .); \
 	if [ -n "$$unformatted" ]; then \
 		echo "not gofmt'd (run gofmt -w):"; echo "$$unformatted"; exit 1; \
 	fi
-	@if [ "$(LINT_FUNCLEN)" = 1 ]; then $(MAKE) --no-print-directory lint-funclen; fi
+	$(MAKE) --no-print-directory lint-funclen
 
 # No function of the sandbox or the worker longer than 80 lines (from
 # func to the closing brace), so each reads one screen at a time; the
