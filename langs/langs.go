@@ -136,7 +136,7 @@ type Catalog struct {
 	order []string // built-in order, then added languages: extension ties go to the earlier
 }
 
-// ErrUnknown: no language by that name.
+// ErrUnknown means no language has that name.
 var ErrUnknown = errors.New("unknown language")
 
 // Builtin returns the built-in catalog.
@@ -410,8 +410,8 @@ func runVersion(ctx context.Context, argv []string) string {
 	return ""
 }
 
-// ErrNotInstalled: a language's compiler, interpreter or runtime is not
-// on this host (docket langs says which; a job in it is SE).
+// ErrNotInstalled means a language's compiler, interpreter or runtime
+// is not on this host (docket langs says which; a job in it is SE).
 var ErrNotInstalled = errors.New("toolchain missing")
 
 // SandboxPath is the PATH inside the sandbox; tools must be found there.
@@ -451,7 +451,7 @@ func findTool(t string) (string, error) {
 	return "", fmt.Errorf("%w: %s is not installed (not found in %s)", ErrNotInstalled, t, strings.Join(SandboxPath, ":"))
 }
 
-// ErrFileName: a file name outside the rule of ValidFileName.
+// ErrFileName means a file name breaks the rule of ValidFileName.
 var ErrFileName = errors.New("invalid file name")
 
 // MaxFileName bounds a file name's length: Linux's NAME_MAX.

@@ -54,7 +54,7 @@ func readOnlySubmounts(t *testing.T, prog string, execHelpers bool, uidBase int)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sb.Close() })
-	sandbox.Warm(sb) // with cgo and without ExecHelpers: every run below is the zygote's
+	sandbox.Warm(sb) // without ExecHelpers: every run below is the zygote's
 	sl := slotOf(t, sb)
 	os.Chown(box, sl.UID, sl.GID)
 	runIn := func(args ...string) string {
@@ -152,11 +152,11 @@ func copyFile(t *testing.T, src, dst string, mode os.FileMode) {
 }
 
 // assertHelper checks from the debug log that every run's helper was the
-// zygote's (with cgo, unless ExecHelpers) or exec'd: the path under test.
+// zygote's (unless ExecHelpers) or exec'd: the path under test.
 func assertHelper(t *testing.T, log string, execHelpers bool) {
 	t.Helper()
 	want := "exec"
-	if !execHelpers && sandbox.TargetIsChildOfInit { // a cgo build
+	if !execHelpers {
 		want = "zygote"
 	}
 	b, err := os.ReadFile(log)

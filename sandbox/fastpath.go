@@ -15,9 +15,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The fast path of a run as root with mount and pid namespaces, in a cgo
-// build: instead of executing the docket binary as the helper, which then
-// builds the whole root, Start takes a helper the Sandbox's zygote
+// The fast path of a run as root with mount and pid namespaces: instead
+// of executing the docket binary as the helper, which then builds the
+// whole root, Start takes a helper the Sandbox's zygote
 // (sandbox/nsinit/zygote.c) forked ahead of time, a "spare", already in
 // fresh namespaces and in a private copy of a template root prepared once
 // per set of binds, and hands it the run's descriptors. The helper and its
@@ -116,7 +116,7 @@ func (t *template) fresh(now time.Time) bool {
 
 // fastEligible: the Sandbox can use the zygote at all.
 func (s *Sandbox) fastEligible() bool {
-	if !nsinit.HasZygote || s.cfg.ExecHelpers || !s.caps.Root || !s.caps.hasNS("mnt") || !s.caps.hasNS("pid") {
+	if s.cfg.ExecHelpers || !s.caps.Root || !s.caps.hasNS("mnt") || !s.caps.hasNS("pid") {
 		return false
 	}
 	// A template mounts the masks before the box; a full build, after.

@@ -73,7 +73,7 @@ var (
 
 // testExecSandbox is a second process-wide sandbox whose helpers are all
 // exec'd and build the whole root (Config.ExecHelpers): the path of every
-// fallback, and of builds without cgo.
+// fallback.
 func testExecSandbox(tb testing.TB) *sandbox.Sandbox {
 	tb.Helper()
 	execOnce.Do(func() {
@@ -109,8 +109,7 @@ func slotOf(tb testing.TB, sb *sandbox.Sandbox) *sandbox.Slot {
 }
 
 // eachHelperPath runs f on a slot of each way of starting helpers: the
-// default (forked by the zygote on a template root, in a cgo build as
-// root) and exec'd with a full build of the root.
+// default (forked by the zygote on a template root, as root) and exec'd with a full build of the root.
 func eachHelperPath(t *testing.T, f func(t *testing.T, sl *sandbox.Slot)) {
 	for _, p := range []struct {
 		name string

@@ -9,7 +9,7 @@ const (
 	OK  Status = "OK"  // exited 0 within every limit
 	TLE Status = "TLE" // CPU or wall time
 	MLE Status = "MLE" // memory cgroup limit
-	OLE Status = "OLE" // stdout/stderr cap, or the file-size limit
+	OLE Status = "OLE" // stdout/stderr cap, the file-size limit, or the writable space
 	RE  Status = "RE"  // non-zero exit or a signal
 	SE  Status = "SE"  // the sandbox failed; never the program's fault
 )

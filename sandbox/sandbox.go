@@ -65,7 +65,7 @@ type Config struct {
 	Trace func(phase string, d time.Duration)
 }
 
-// DefaultBinds: enough for dynamically linked programs and the usual
+// DefaultBinds are enough for dynamically linked programs and the usual
 // interpreters. Missing ones are skipped.
 var DefaultBinds = []mount.Bind{
 	{Source: "/bin", Optional: true},
@@ -172,7 +172,7 @@ func (s *Sandbox) Close() error {
 	return nil
 }
 
-// LevelError: the host cannot give the configured minimum isolation.
+// LevelError means the host cannot give the configured minimum isolation.
 type LevelError struct {
 	Have, Want Level
 	Missing    []string
@@ -232,11 +232,11 @@ func (s *Sandbox) Slot(n int) (*Slot, error) {
 
 // Slot's and AcquireSlot's errors, for errors.Is.
 var (
-	// ErrSlotBusy: another process holds the slot.
+	// ErrSlotBusy means another process holds the slot.
 	ErrSlotBusy = errors.New("slot busy")
-	// ErrSlotInUse: this process holds the slot (a Slot not released).
+	// ErrSlotInUse means this process holds the slot (a Slot not released).
 	ErrSlotInUse = errors.New("slot in use")
-	// ErrNoFreeSlot: every slot is held, here or by other processes.
+	// ErrNoFreeSlot means every slot is held, here or by other processes.
 	ErrNoFreeSlot = errors.New("sandbox: no free slot")
 )
 

@@ -26,23 +26,19 @@ func shell(t *testing.T, sl *sandbox.Slot, script string, binds ...mount.Bind) s
 	return string(res.Stdout)
 }
 
-// A cgo build as root starts helpers from the zygote, from the second
-// run on (the first, maybe the only one of a docket exec, is exec'd while
-// the zygote starts); ExecHelpers, and a build without cgo, exec them all.
+// As root, helpers come from the zygote from the second run on (the
+// first, maybe the only one of a docket exec, is exec'd while the zygote
+// starts); ExecHelpers execs them all.
 // The debug log says which.
 func TestHelperKinds(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root for the full sandbox")
 	}
-	zygote := sandbox.TargetIsChildOfInit // a cgo build
 	for _, tc := range []struct {
 		exec  bool
 		first string
 		later string
 	}{{false, "exec", "zygote"}, {true, "exec", "exec"}} {
-		if !zygote {
-			tc.later = "exec"
-		}
 		log := filepath.Join(t.TempDir(), "debug.jsonl")
 		sb, err := sandbox.New(sandbox.Config{StateDir: t.TempDir(), UIDBase: 63100, DebugLog: log, ExecHelpers: tc.exec})
 		if err != nil {
@@ -50,7 +46,7 @@ func TestHelperKinds(t *testing.T) {
 		}
 		sl := slotOf(t, sb)
 		shell(t, sl, "true")
-		if got := sandbox.Warm(sb); got != (zygote && !tc.exec) {
+		if got := sandbox.Warm(sb); got != !tc.exec {
 			t.Errorf("ExecHelpers=%v: Warm reports a zygote: %v", tc.exec, got)
 		}
 		shell(t, sl, "true")
@@ -183,9 +179,6 @@ sleep 0.2`)
 func TestCloseEndsZygote(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root for the full sandbox")
-	}
-	if !sandbox.TargetIsChildOfInit {
-		t.Skip("no zygote without cgo")
 	}
 	sb, err := sandbox.New(sandbox.Config{StateDir: t.TempDir(), UIDBase: 63200})
 	if err != nil {

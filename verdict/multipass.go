@@ -79,7 +79,7 @@ func (r *judging) onePass(t *problem.Test, in, dir, vbox string, n int, tr TestR
 	}
 	out := filepath.Join(dir, fmt.Sprintf("pass%d.out", n))
 	var stderr stderrHead
-	res, err := r.runProgram(r.prog, nil, in, out, box, "", &stderr)
+	res, err := r.runProgram(r.prog, nil, in, out, box, &stderr)
 	if err != nil {
 		return seTest(tr, err)
 	}

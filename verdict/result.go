@@ -34,7 +34,8 @@ const (
 )
 
 // Verdict sources beyond the sandbox's (cpu_time, wall_time, memory_cgroup,
-// output, file_size, exit_code, signal, seccomp); SourceHeap (heap.go).
+// output, stderr, disk, file_size, exit_code, signal, seccomp, sandbox);
+// SourceHeap (heap.go).
 const (
 	SourceStdout     = "stdout"     // the default comparison
 	SourceChecker    = "checker"    // a special judge
@@ -50,7 +51,7 @@ func SystemError(msg string) *Result {
 	return &Result{V: protocol.Version, Verdict: SE, Tests: []TestResult{}, Groups: []GroupResult{}, Error: msg}
 }
 
-// worse orders verdicts for "the worst error".
+// severity orders verdicts for "the worst error": the higher, the worse.
 func severity(v Verdict) int {
 	switch v {
 	case AC:

@@ -43,7 +43,7 @@ func (r *judging) test(ctx context.Context, t *problem.Test) TestResult {
 	}
 	out := filepath.Join(dir, "output")
 	var stderr stderrHead
-	res, err := r.runProgram(r.prog, nil, t.In, out, filepath.Join(dir, "box"), "", &stderr)
+	res, err := r.runProgram(r.prog, nil, t.In, out, filepath.Join(dir, "box"), &stderr)
 	if err != nil {
 		return seTest(tr, err)
 	}
@@ -61,9 +61,8 @@ func seTest(tr TestResult, err error) TestResult {
 
 // runProgram runs the submission (b) on stdin from inPath with stdout
 // into outPath (a host file outside the box: RLIMIT_FSIZE caps it) in a
-// fresh box. keep names a file the run writes in its box that must be
-// copied out to keepTo (two-step handoff).
-func (r *judging) runProgram(b *built, args []string, inPath, outPath, box string, keepFile string, stderr *stderrHead) (*sandbox.Result, error) {
+// fresh box, which stays for the caller to read (a two-step handoff).
+func (r *judging) runProgram(b *built, args []string, inPath, outPath, box string, stderr *stderrHead) (*sandbox.Result, error) {
 	if err := mkBox(box, r.j.Slot.UID); err != nil {
 		return nil, err
 	}

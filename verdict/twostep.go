@@ -26,7 +26,7 @@ func (r *judging) twoStep(t *problem.Test, dir string, tr TestResult) TestResult
 	box1 := filepath.Join(dir, "box1")
 	out1 := filepath.Join(dir, "output1")
 	var stderr1, stderr2 stderrHead
-	res1, err := r.runProgram(first, args1, t.In, out1, box1, ts.HandoffFile, &stderr1)
+	res1, err := r.runProgram(first, args1, t.In, out1, box1, &stderr1)
 	if err != nil {
 		return seTest(tr, err)
 	}
@@ -51,7 +51,7 @@ func (r *judging) twoStep(t *problem.Test, dir string, tr TestResult) TestResult
 	}
 	os.RemoveAll(box1)
 	out2 := filepath.Join(dir, "output")
-	res2, err := r.runProgram(second, args2, handoff, out2, filepath.Join(dir, "box2"), "", &stderr2)
+	res2, err := r.runProgram(second, args2, handoff, out2, filepath.Join(dir, "box2"), &stderr2)
 	if err != nil {
 		return seTest(tr, err)
 	}

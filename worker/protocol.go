@@ -11,7 +11,7 @@ import (
 	"github.com/docketjudge/docket/verdict/problem"
 )
 
-// PoisonError: a job that can never succeed. It gets a final result with
+// PoisonError marks a job that can never succeed. It gets a final result with
 // Verdict and the message, and is terminated, never redelivered.
 type PoisonError struct {
 	Verdict verdict.Verdict

@@ -192,13 +192,13 @@ func Push(ctx context.Context, js jetstream.JetStream, dir string) (*problem.Pro
 
 const storeLookupTimeout = 5 * time.Second
 
-// ErrNoProblem: the store has no such problem.
+// ErrNoProblem means the store has no such problem.
 var ErrNoProblem = errors.New("problem not found in the store")
 
-// StoreUnavailableError: the problem store did not answer (its stream has
-// no leader or quorum, the connection is down, a request timed out). The
-// job is fine and the store will be back: the worker holds the job and
-// retries rather than spending one of its deliveries.
+// StoreUnavailableError means the problem store did not answer (its
+// stream has no leader or quorum, the connection is down, a request timed
+// out). The job is fine and the store will be back: the worker holds the
+// job and retries rather than spending one of its deliveries.
 type StoreUnavailableError struct{ Err error }
 
 func (e *StoreUnavailableError) Error() string { return "problem store unavailable: " + e.Err.Error() }

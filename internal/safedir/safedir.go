@@ -26,7 +26,8 @@ import (
 	"syscall"
 )
 
-// ErrUnsafe: a path fails the rule. Errors wrap it with the path and why.
+// ErrUnsafe means a path fails the rule; errors wrap it with the path
+// and why.
 var ErrUnsafe = errors.New("not safe for docket to trust")
 
 // maxLinks bounds the symbolic links followed above a root (as ELOOP).

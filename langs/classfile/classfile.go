@@ -13,7 +13,7 @@ import (
 	"strings"
 )
 
-// ErrMalformed: the bytes are not a class file docket can read.
+// ErrMalformed means the bytes are not a class file docket can read.
 var ErrMalformed = errors.New("malformed class file")
 
 // Class is what docket reads from a class file.

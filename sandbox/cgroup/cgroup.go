@@ -104,7 +104,8 @@ type Manager interface {
 // ErrUnavailable is returned by Open when no usable hierarchy exists.
 var ErrUnavailable = errors.New("cgroup: no usable cgroup hierarchy")
 
-// UnavailableError: no controller can be used; Controllers says why for each.
+// UnavailableError means no controller can be used; Controllers says why
+// for each.
 type UnavailableError struct{ Controllers Availability }
 
 func (e *UnavailableError) Error() string {

@@ -16,9 +16,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The tests below start this test binary as the helper (the C constructor
-// with cgo, helper_nocgo.go without) and speak the protocol to it, as
-// Cmd.Start does. They stay on the host, so they only use requests that
+// The tests below start this test binary as the helper (the constructor
+// in nsinit.c takes it over) and speak the protocol to it, as Cmd.Start
+// does. They stay on the host, so they only use requests that
 // fail before any setup, or run harmless programs (true, sh, id) with the
 // layers that need no namespace; the sandbox package tests the rest.
 
@@ -72,10 +72,9 @@ func runHelper(t *testing.T, raw []byte, release bool, attr *syscall.SysProcAttr
 	rest, _ := io.ReadAll(statR)
 	cmd.Wait()
 	run.exit = cmd.ProcessState.ExitCode()
-	switch {
-	case run.setup != "R":
+	if run.setup != "R" {
 		run.setup += string(rest)
-	case TargetIsChildOfInit:
+	} else {
 		// Framed records from PID 1: an exec failure, the target's status.
 		for len(rest) >= 5 {
 			v := binary.LittleEndian.Uint32(rest[1:5])
@@ -92,8 +91,6 @@ func runHelper(t *testing.T, raw []byte, release bool, attr *syscall.SysProcAttr
 				t.Fatalf("unknown record %q", kind)
 			}
 		}
-	default:
-		run.exec = string(rest)
 	}
 	run.stdout = stdout.String()
 	return run
@@ -106,8 +103,10 @@ func TestHelperMalformed(t *testing.T) {
 	}{
 		{nil, "Eread request: EOF"},
 		{[]byte{5, 0}, "Eread request: unexpected EOF"},
+		{[]byte{9, 0, 0, 0}, "Eread request: EOF"},
 		{[]byte{9, 0, 0, 0, 'A', 4, 0}, "Eread request: unexpected EOF"},
 		{[]byte{0xff, 0xff, 0xff, 0xff}, "Eread request: request too large (4294967295 bytes)"},
+		{[]byte{0, 0, 0, 2}, "Eread request: request too large (33554432 bytes)"},
 		{[]byte{0, 0, 0, 0}, "Eread request: empty argv"},
 	} {
 		run := runHelper(t, tc.raw, false, nil)
@@ -144,19 +143,20 @@ func TestHelperSetupErrors(t *testing.T) {
 		{Request{Argv: []string{dir + "/plain"}}, "Efind program: " + dir + "/plain: not executable: permission denied"},
 		{Request{Argv: []string{"/nonexistent-docket/x"}}, "Efind program: /nonexistent-docket/x: no such file or directory"},
 		{Request{Argv: []string{"/bin/true"}, Dir: "/nonexistent-docket"}, "Echdir /nonexistent-docket: no such file or directory"},
+		// Rlimits and seccomp are applied in the forked target, after the
+		// release: their failures are exec errors.
 		{Request{Argv: []string{"/bin/true"}, Rlimits: []rlimit.Limit{{Resource: 99}}},
-			"Erlimit: setrlimit rlimit(99): invalid argument"},
+			"Xrlimit: setrlimit rlimit(99): invalid argument"},
 		{Request{Argv: []string{"/bin/true"}, Rlimits: []rlimit.Limit{{Resource: unix.RLIMIT_CORE, Cur: 2, Max: 1}}},
-			"Erlimit: setrlimit RLIMIT_CORE: invalid argument"},
+			"Xrlimit: setrlimit RLIMIT_CORE: invalid argument"},
 		{Request{Argv: []string{"/bin/true"}, Seccomp: load.Programs{{}, {{Code: 0xffff}}}},
-			"Eseccomp: seccomp: load filter 1: invalid argument"},
+			"Xseccomp: seccomp: load filter 1: invalid argument"},
 	} {
 		tc.req.UID, tc.req.GID = -1, -1
 		run := runHelper(t, encode(t, &tc.req), true, nil)
-		if TargetIsChildOfInit && (len(tc.req.Rlimits) > 0 || tc.req.Seccomp != nil) {
-			// Applied in the forked target, after the release.
-			if want := "X" + tc.want[1:]; run.setup != "R" || run.exec != want || run.exit != 127 {
-				t.Errorf("%v: got %+v; want ready, then %q, exit 127", tc.req.Argv, run, want)
+		if tc.want[0] == ExecError {
+			if run.setup != "R" || run.exec != tc.want || run.exit != 127 {
+				t.Errorf("%v: got %+v; want ready, then %q, exit 127", tc.req.Argv, run, tc.want)
 			}
 			continue
 		}

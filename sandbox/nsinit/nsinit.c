@@ -20,9 +20,9 @@
  *     state such as pdeathsig and the seccomp filters is simply the
  *     process's, and no TSYNC is needed.
  *   - Nothing here may call into Go, and nothing may be left running.
- *   - It must behave exactly like the pure-Go helper in helper_nocgo.go
- *     (used when docket is built without cgo): same order of steps, same
- *     messages, so a report or a test does not depend on the build.
+ *   - Its messages read like Go's errors (errno texts as syscall.Errno
+ *     words them, io.ReadFull's "EOF"), as those of the rest of docket;
+ *     the tests hold them word for word.
  *
  * The protocol (fd 3 request and release byte, fd 4 status) is documented
  * in nsinit.go.
@@ -77,7 +77,7 @@ const char *dk_strerror(int e)
 	 * Go's syscall.Errno.Error() is glibc's strerror text with the first
 	 * letter lowercased ("Bad" -> "bad", "STREAM" unchanged), generated
 	 * from errnos 1..ERFKILL; anything outside its table is "errno N".
-	 * Reproduce both so messages match the Go helper's byte for byte.
+	 * Reproduce both so messages read as Go's would, byte for byte.
 	 */
 	static char buf[128];
 	const char *s = e >= 1 && e <= ERFKILL ? strerror(e) : "Unknown error";
@@ -116,9 +116,9 @@ static int write_iov(int fd, struct iovec *iov, int n)
 }
 
 /*
- * Sends kind + stage + stage_arg + ": " + dk_errmsg and exits 127, like
- * report() in the Go helper. It allocates nothing, so it also works for an
- * execve that failed for lack of memory.
+ * Sends kind + stage + stage_arg + ": " + dk_errmsg and exits 127. It
+ * allocates nothing, so it also works for an execve that failed for lack
+ * of memory.
  */
 static _Noreturn void report(char kind, const char *stage, const char *stage_arg)
 {
@@ -177,7 +177,7 @@ static ssize_t read_full(int fd, unsigned char *b, size_t n)
 }
 
 /*
- * readRequest's twin: the 4-byte little-endian length, then exactly that
+ * The framed request: the 4-byte little-endian length, then exactly that
  * many bytes (never more: the release byte follows on the same pipe). The
  * messages are io.ReadFull's ("EOF", "unexpected EOF") and an *os.File
  * named "request" ("read request: <errno>").
@@ -208,7 +208,7 @@ static int read_request(struct dk_request *req)
 
 /* ---- finding the program ---- */
 
-/* A file the new uid may execute: executable() in the Go helper. */
+/* A file the new uid may execute. */
 static int executable(const char *p)
 {
 	struct stat st;
@@ -224,7 +224,7 @@ static int executable(const char *p)
 }
 
 /*
- * lookPath in the Go helper: a name with a slash as is (relative to the
+ * Finds the program: a name with a slash as is (relative to the
  * working directory, which is set by now), else the first executable
  * dir/name along PATH from the target's environment (the last PATH= entry
  * wins; empty elements are skipped, where a shell would search the working

@@ -2,48 +2,50 @@
 // that runs in the child, between clone and the target's execve.
 //
 // The parent starts the docket binary itself (/proc/self/exe) with argv[0]
-// set to Arg0, already inside its new namespaces. Two implementations of
-// the helper speak the same protocol:
+// set to Arg0, already inside its new namespaces. The helper is C: a
+// constructor in nsinit.c, run by the C library before the Go runtime
+// starts, recognises Arg0, performs the whole setup and runs the target;
+// it never returns into Go. A helper therefore costs an execve of the
+// binary plus its setup system calls, not a Go runtime start and every
+// package init of a large binary (about 2 ms per run). docket requires
+// cgo for it: a build without cgo fails to compile (cgo_required.go).
 //
-//   - With cgo (the normal build), the helper is C: a constructor in
-//     nsinit.c, run by the C library before the Go runtime starts,
-//     recognises Arg0, performs the whole setup and execs the target; it
-//     never returns into Go. A helper therefore costs an execve of the
-//     binary plus its setup system calls, not a Go runtime start and every
-//     package init of a large binary (about 2 ms per run).
-//   - Without cgo (CGO_ENABLED=0), helper_nocgo.go does the same in Go from
-//     this package's init function, using packages mount, rlimit and
-//     seccomp/load. It is slower to start, not weaker.
-//
-// With cgo, a helper can also come from the zygote (zygote.c, Zygote in
-// zygote.go): a C process per Sandbox, started once like a helper with
-// argv[0] ZygoteArg0, that holds template roots and forks helpers into
-// fresh namespaces on a copy of one, ahead of their runs. Such a helper
-// gets the run's space on fd 5 and a request whose root is a template
-// root ('R' flags 4 and 8); everything else below is the same.
+// A helper can also come from the zygote (zygote.c, Zygote in zygote.go):
+// a C process per Sandbox, started once like a helper with argv[0]
+// ZygoteArg0, that holds template roots and forks helpers into fresh
+// namespaces on a copy of one, ahead of their runs. Such a helper gets
+// the run's space on fd 5 and a request whose root is a template root
+// ('R' flags 4 and 8); everything else below is the same.
 //
 // Protocol over two inherited pipes, never through a file a target could read:
 //
 //	fd 3 (parent -> helper): 4-byte little-endian length, the encoded
 //	                         Request (see "Wire format"), then one release
 //	                         byte
-//	fd 4 (helper -> parent): 'R' once every layer is applied, or
-//	                         'E' + message if setup failed (the helper exits
-//	                         127); after release: EOF when execve succeeded
-//	                         (fd 4 is close-on-exec), or 'X' + message if it
-//	                         failed.
+//	fd 4 (helper -> parent): 'R' once the root and the hostname are
+//	                         built and the program is found, or 'E' +
+//	                         message if that failed (the helper exits
+//	                         127); after the release, framed records
+//	                         (kind, 4-byte little-endian value): 'X',
+//	                         length, message if the target's own setup
+//	                         (rlimits, uid, seccomp) or its execve failed;
+//	                         then 'S', the target's wait status, when it
+//	                         ends (TargetStatus).
 //
-// Between 'R' and the release the parent moves the helper into the run's
-// cgroup and takes its baselines, so neither the helper's memory nor its
-// setup time is charged to the target.
+// The helper stays as PID 1 of the run's pid namespace and forks the
+// target after the release (TargetIsChildOfInit). Between 'R' and the
+// release the parent moves the helper into the run's cgroup and takes its
+// baselines, so neither the helper's memory nor its setup time is charged
+// to the target.
 //
 // # Wire format
 //
 // The Request is a sequence of records, each a 1-byte tag, a 4-byte
 // little-endian payload length and the payload. Integers are little-endian;
-// strings are raw bytes and may not contain NUL. Both decoders (Go here, C
-// in request.c) check every length and reject anything else with the same
-// message; a decoder test compares them on random and corrupted input.
+// strings are raw bytes and may not contain NUL. The helper's decoder
+// (request.c) checks every length and rejects anything else; the tests
+// hold it to decodeRequest here, message for message, on random and
+// corrupted input.
 //
 //	'A' string            one argv element, in order (at least one)
 //	'E' string            one environment entry, in order
@@ -90,7 +92,7 @@ const Arg0 = "docket-sandbox-init"
 // with one flag set at a time.
 const ProbeArg0 = "docket-sandbox-probe"
 
-// ZygoteArg0 turns the binary into the zygote (zygote.c, cgo builds only).
+// ZygoteArg0 turns the binary into the zygote (zygote.c).
 const ZygoteArg0 = "docket-sandbox-zygote"
 
 // BoxDir is where the box is mounted; every template has it as an empty
@@ -102,7 +104,7 @@ const (
 	Ready      = 'R'
 	SetupError = 'E'
 	ExecError  = 'X'
-	// TargetStatus follows the release when TargetIsChildOfInit: the
+	// TargetStatus follows the release (TargetIsChildOfInit): the
 	// target's wait status as a 4-byte little-endian value.
 	TargetStatus = 'S'
 )
@@ -110,18 +112,20 @@ const (
 // MaxRequest bounds an encoded Request (DK_MAX_REQUEST in nsinit.h).
 const MaxRequest = 16 << 20
 
-// init takes over a binary started with the helper's or the probe's
-// argv[0], before main (and before most other packages' init functions,
-// which sort after it). With cgo the constructor in nsinit.c has already
-// handled both and never returned; goHelper covers the build without cgo.
+// init is the backstop for a binary started with the helper's, the
+// probe's or the zygote's argv[0]: the constructor in nsinit.c handles
+// all three before the Go runtime starts and never returns, so reaching
+// here means it did not run. The helper then fails its setup rather than
+// start docket in the target's place.
 func init() {
 	switch os.Args[0] {
 	case Arg0:
-		os.Exit(goHelper())
+		os.NewFile(4, "status").Write([]byte("Ensinit: the C helper did not run (constructor not called)"))
+		os.Exit(127)
 	case ProbeArg0:
 		os.Exit(0)
 	case ZygoteArg0:
-		os.Exit(127) // the zygote is C: never started without cgo
+		os.Exit(127)
 	}
 }
 
@@ -313,25 +317,10 @@ func (e *encoder) str(tag byte, s string) {
 func (e *encoder) u32(v uint32) { e.buf = binary.LittleEndian.AppendUint32(e.buf, v) }
 func (e *encoder) u64(v uint64) { e.buf = binary.LittleEndian.AppendUint64(e.buf, v) }
 
-// readRequest reads one framed Request, as the C helper's read_request does.
-func readRequest(r io.Reader) (*Request, error) {
-	var hdr [4]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return nil, err
-	}
-	n := binary.LittleEndian.Uint32(hdr[:])
-	if n > MaxRequest {
-		return nil, fmt.Errorf("request too large (%d bytes)", n)
-	}
-	buf := make([]byte, n)
-	if _, err := io.ReadFull(r, buf); err != nil {
-		return nil, err
-	}
-	return decodeRequest(buf)
-}
-
-// decodeRequest parses the records of one Request. Every check, its order
-// and its message match dk_parse_request in request.c.
+// decodeRequest parses the records of one Request: the wire format read
+// in Go, which the tests hold the helper's decoder (dk_parse_request in
+// request.c) to, check for check, in the same order, with the same
+// messages (TestDecodersAgree, FuzzDecoders).
 func decodeRequest(b []byte) (*Request, error) {
 	req := &Request{UID: -1, GID: -1}
 	var seenDir, seenHost, seenIDs bool

@@ -115,7 +115,7 @@ struct dk_request {
 };
 
 /*
- * The error of the last failed step, as the Go helper would word it (no
+ * The error of the last failed step, worded as Go would word it (no
  * stage prefix: the caller adds that). dk_error formats it and returns -1,
  * so a failing step ends with "return dk_error(...)". The arguments may
  * include dk_errmsg itself, to wrap the previous message.

@@ -11,7 +11,6 @@ import "C"
 
 import (
 	"errors"
-	"os"
 	"unsafe"
 
 	"github.com/docketjudge/docket/sandbox/mount"
@@ -20,22 +19,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// goHelper only runs if the constructor in nsinit.c did not (it never
-// returns for the helper's argv[0]): fail the setup rather than start
-// docket as a helper.
-func goHelper() int {
-	os.NewFile(4, "status").Write([]byte("Ensinit: the C helper did not run (constructor not called)"))
-	return 127
-}
-
-// TargetIsChildOfInit: the C helper stays as PID 1 of the run's pid
-// namespace and forks the target, which is PID 2. After the release the
+// TargetIsChildOfInit is true: the C helper stays as PID 1 of the run's
+// pid namespace and forks the target, which is PID 2. After the release the
 // status pipe carries framed records: ExecError with a 4-byte length and
 // the message, then TargetStatus with the 4-byte wait status.
 const TargetIsChildOfInit = true
-
-// HasZygote: this build has the zygote (zygote.c).
-const HasZygote = true
 
 // The C side's limits must be the Go side's.
 var (

@@ -93,8 +93,7 @@ func TestRoundTrip(t *testing.T) {
 		{Argv: []string{"true"}, UID: -1, GID: -1},
 		{Argv: []string{"true"}, Seccomp: load.Programs{}, Rootfs: &mount.Rootfs{}},
 	} {
-		b := encode(t, req)
-		got, err := readRequest(bytes.NewReader(b))
+		got, err := decodeRequest(encode(t, req)[4:])
 		if err != nil {
 			t.Fatalf("decode: %v", err)
 		}
@@ -173,25 +172,6 @@ func TestDecodeMalformed(t *testing.T) {
 		_, err := decodeRequest(tc.body)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
-		}
-	}
-}
-
-func TestReadRequestFrame(t *testing.T) {
-	for _, tc := range []struct {
-		in   []byte
-		want string
-	}{
-		{nil, "EOF"},
-		{[]byte{1, 0}, "unexpected EOF"},
-		{[]byte{9, 0, 0, 0}, "EOF"},
-		{[]byte{9, 0, 0, 0, 'A'}, "unexpected EOF"},
-		{[]byte{0, 0, 0, 2}, "request too large (33554432 bytes)"},
-		{[]byte{0, 0, 0, 0}, "empty argv"},
-	} {
-		_, err := readRequest(bytes.NewReader(tc.in))
-		if err == nil || err.Error() != tc.want {
-			t.Errorf("%q: got %v, want %q", tc.in, err, tc.want)
 		}
 	}
 }

@@ -1,12 +1,11 @@
 //go:build cgo
 
 /*
- * Resource limits: the C twin of rlimit.Apply. They are applied to the
+ * Resource limits (package rlimit computes them). They are applied to the
  * target's process just before its uid switch (raising a hard limit needs
  * root's CAP_SYS_RESOURCE), seccomp and execve, so the target inherits
- * them and no setup step runs into them. (The Go helper has to go through
- * unix.Setrlimit so the Go runtime does not restore its saved
- * RLIMIT_NOFILE at execve; here there is no runtime to do that.)
+ * them and no setup step runs into them. (No Go runtime runs here to
+ * restore its saved RLIMIT_NOFILE at execve, as Go's own exec would.)
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,10 +1,9 @@
 //go:build cgo
 
 /*
- * The new root: the C twin of mount.Build (sandbox/mount/rootfs.go), step
- * for step, with the same messages ("rootfs <stage>: <error>", the error
- * worded as Go's os package words it: "lstat /usr: no such file or
- * directory").
+ * The new root, as package mount describes it (sandbox/mount/rootfs.go),
+ * with messages "rootfs <stage>: <error>", the error worded as Go's os
+ * package words it: "lstat /usr: no such file or directory".
  *
  * It runs first in the helper, as root of the new mount namespace, before
  * the uid switch: every mount needs that privilege. The layout:

@@ -1,12 +1,13 @@
 //go:build cgo
 
 /*
- * Seccomp: the C twin of load.Install. The parent assembled the filters
- * (package seccomp); the helper only loads them, last of all the layers,
- * because they forbid mount, pivot_root, sethostname and the like. After
- * this the helper makes only the calls every filter allows: writev (the
- * ready byte or an error), read (the release byte), execve, exit_group,
- * and should execve fail, whatever malloc needs (brk, mmap).
+ * Seccomp. The parent assembled the filters (package seccomp; the request
+ * carries them as package load's Programs); the helper only loads them,
+ * last of all the layers, because they forbid mount, pivot_root,
+ * sethostname and the like. After this the helper makes only the calls
+ * every filter allows: writev (the ready byte or an error), read (the
+ * release byte), execve, exit_group, and should execve fail, whatever
+ * malloc needs (brk, mmap).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,8 +31,8 @@ int dk_install_seccomp(const struct sock_fprog *progs, size_t n)
 		if (progs[i].len == 0)
 			continue;
 		/*
-		 * Flags 0, no TSYNC: unlike the Go helper this process has one
-		 * thread, so the filter is already on every thread that will
+		 * Flags 0, no TSYNC: this process has one thread (no Go
+		 * runtime), so the filter is already on every thread that will
 		 * reach execve. Filters stack: the kernel applies the most
 		 * restrictive verdict of all of them.
 		 */

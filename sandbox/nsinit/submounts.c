@@ -1,8 +1,7 @@
 //go:build cgo
 
 /*
- * The binds' submounts: the C twin of sandbox/mount/submounts.go, step for
- * step, with the same messages.
+ * The binds' submounts.
  *
  * A bind is recursive (MS_REC): the host's mounts below its source (a
  * separate /usr/local, a volume under /usr/share, a mount inside a box)

@@ -23,8 +23,8 @@ const maxZygoteMessage = 256 << 10
 
 const zygoteHeader = 16
 
-// ErrZygoteGone: the zygote has exited or does not answer; the caller
-// starts helpers itself.
+// ErrZygoteGone means the zygote has exited or does not answer; the
+// caller starts helpers itself.
 var ErrZygoteGone = errors.New("nsinit: the zygote is gone")
 
 // Zygote is docket's end of a zygote (zygote.c documents the protocol): a

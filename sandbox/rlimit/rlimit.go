@@ -1,14 +1,10 @@
-// Package rlimit describes and applies the resource limits of a sandboxed
-// run. The parent computes them; the sandbox helper applies them to itself
-// just before execve, so the target inherits them.
-//
-// Apply only runs in the pure-Go helper of builds without cgo; the normal,
-// cgo build applies the limits in C (sandbox/nsinit/rlimit.c, with the same
-// messages, so Name and it must change together).
+// Package rlimit describes the resource limits of a sandboxed run. The
+// parent computes them; the sandbox helper applies them to itself in C
+// (sandbox/nsinit/rlimit.c) just before execve, so the target inherits
+// them.
 package rlimit
 
 import (
-	"fmt"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -140,55 +136,4 @@ func haveCapSysResource() bool {
 		return false
 	}
 	return data[unix.CAP_SYS_RESOURCE/32].Effective&(1<<(unix.CAP_SYS_RESOURCE%32)) != 0
-}
-
-// Apply sets each limit on the calling process. It goes through
-// unix.Setrlimit so that the Go runtime does not restore its saved
-// RLIMIT_NOFILE at execve.
-func Apply(limits []Limit) error {
-	for _, l := range limits {
-		if err := unix.Setrlimit(l.Resource, &unix.Rlimit{Cur: l.Cur, Max: l.Max}); err != nil {
-			return fmt.Errorf("setrlimit %s: %w", Name(l.Resource), err)
-		}
-	}
-	return nil
-}
-
-// Name is a limit's name for error messages and reports.
-func Name(r int) string {
-	switch r {
-	case unix.RLIMIT_CPU:
-		return "RLIMIT_CPU"
-	case unix.RLIMIT_AS:
-		return "RLIMIT_AS"
-	case unix.RLIMIT_STACK:
-		return "RLIMIT_STACK"
-	case unix.RLIMIT_FSIZE:
-		return "RLIMIT_FSIZE"
-	case unix.RLIMIT_NOFILE:
-		return "RLIMIT_NOFILE"
-	case unix.RLIMIT_CORE:
-		return "RLIMIT_CORE"
-	case unix.RLIMIT_MEMLOCK:
-		return "RLIMIT_MEMLOCK"
-	case unix.RLIMIT_MSGQUEUE:
-		return "RLIMIT_MSGQUEUE"
-	case unix.RLIMIT_NPROC:
-		return "RLIMIT_NPROC"
-	case unix.RLIMIT_DATA:
-		return "RLIMIT_DATA"
-	case unix.RLIMIT_RSS:
-		return "RLIMIT_RSS"
-	case unix.RLIMIT_LOCKS:
-		return "RLIMIT_LOCKS"
-	case unix.RLIMIT_SIGPENDING:
-		return "RLIMIT_SIGPENDING"
-	case unix.RLIMIT_NICE:
-		return "RLIMIT_NICE"
-	case unix.RLIMIT_RTPRIO:
-		return "RLIMIT_RTPRIO"
-	case unix.RLIMIT_RTTIME:
-		return "RLIMIT_RTTIME"
-	}
-	return fmt.Sprintf("rlimit(%d)", r)
 }

@@ -1,6 +1,7 @@
 package rlimit
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -18,10 +19,10 @@ func byResource(t *testing.T, limits []Limit) map[int]Limit {
 	out := map[int]Limit{}
 	for _, l := range limits {
 		if _, dup := out[l.Resource]; dup {
-			t.Errorf("%s set twice", Name(l.Resource))
+			t.Errorf("%s set twice", name(l.Resource))
 		}
 		if l.Cur != l.Max {
-			t.Errorf("%s: soft %d, hard %d", Name(l.Resource), l.Cur, l.Max)
+			t.Errorf("%s: soft %d, hard %d", name(l.Resource), l.Cur, l.Max)
 		}
 		out[l.Resource] = l
 	}
@@ -33,9 +34,9 @@ func TestLimitsEveryResource(t *testing.T) {
 	got := byResource(t, Set{}.Limits())
 	for r := 0; r < rlimNLimits; r++ {
 		if _, ok := got[r]; !ok {
-			t.Errorf("%s not set", Name(r))
+			t.Errorf("%s not set", name(r))
 		}
-		if strings.HasPrefix(Name(r), "rlimit(") {
+		if strings.HasPrefix(name(r), "rlimit(") {
 			t.Errorf("resource %d has no name", r)
 		}
 	}
@@ -65,7 +66,7 @@ func TestLimitsValues(t *testing.T) {
 		got := byResource(t, c.set.Limits())
 		for r, want := range c.want {
 			if got[r].Max != want {
-				t.Errorf("%s: %s = %d, want %d", c.name, Name(r), got[r].Max, want)
+				t.Errorf("%s: %s = %d, want %d", c.name, name(r), got[r].Max, want)
 			}
 		}
 	}
@@ -85,7 +86,7 @@ func TestCapAt(t *testing.T) {
 	want := []uint64{4 << 30, 64, 0, inf}
 	for i, l := range got {
 		if l.Cur != want[i] || l.Max != want[i] {
-			t.Errorf("%s: %d/%d, want %d", Name(l.Resource), l.Cur, l.Max, want[i])
+			t.Errorf("%s: %d/%d, want %d", name(l.Resource), l.Cur, l.Max, want[i])
 		}
 	}
 	if in[0].Max != inf {
@@ -102,7 +103,46 @@ func TestFitUnprivileged(t *testing.T) {
 			t.Fatal(err)
 		}
 		if l.Max > own.Max {
-			t.Errorf("%s: %d above this process's hard limit %d", Name(l.Resource), l.Max, own.Max)
+			t.Errorf("%s: %d above this process's hard limit %d", name(l.Resource), l.Max, own.Max)
 		}
 	}
+}
+
+// name is a limit's name for the tests' messages.
+func name(r int) string {
+	switch r {
+	case unix.RLIMIT_CPU:
+		return "RLIMIT_CPU"
+	case unix.RLIMIT_AS:
+		return "RLIMIT_AS"
+	case unix.RLIMIT_STACK:
+		return "RLIMIT_STACK"
+	case unix.RLIMIT_FSIZE:
+		return "RLIMIT_FSIZE"
+	case unix.RLIMIT_NOFILE:
+		return "RLIMIT_NOFILE"
+	case unix.RLIMIT_CORE:
+		return "RLIMIT_CORE"
+	case unix.RLIMIT_MEMLOCK:
+		return "RLIMIT_MEMLOCK"
+	case unix.RLIMIT_MSGQUEUE:
+		return "RLIMIT_MSGQUEUE"
+	case unix.RLIMIT_NPROC:
+		return "RLIMIT_NPROC"
+	case unix.RLIMIT_DATA:
+		return "RLIMIT_DATA"
+	case unix.RLIMIT_RSS:
+		return "RLIMIT_RSS"
+	case unix.RLIMIT_LOCKS:
+		return "RLIMIT_LOCKS"
+	case unix.RLIMIT_SIGPENDING:
+		return "RLIMIT_SIGPENDING"
+	case unix.RLIMIT_NICE:
+		return "RLIMIT_NICE"
+	case unix.RLIMIT_RTPRIO:
+		return "RLIMIT_RTPRIO"
+	case unix.RLIMIT_RTTIME:
+		return "RLIMIT_RTTIME"
+	}
+	return fmt.Sprintf("rlimit(%d)", r)
 }

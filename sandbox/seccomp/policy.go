@@ -33,9 +33,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Killed: calls no judged program needs, whose only use in a submission is
-// an attack on the sandbox or the host. They kill the process (SIGSYS),
-// which the sandbox reports as RE with verdict_source "seccomp".
+// Killed lists calls no judged program needs, whose only use in a
+// submission is an attack on the sandbox or the host. They kill the
+// process (SIGSYS), which the sandbox reports as RE with verdict_source
+// "seccomp".
 var Killed = []string{
 	// mounts and root changes
 	"mount", "umount2", "pivot_root", "chroot", "fsopen", "fsmount", "fsconfig", "fspick",
@@ -57,9 +58,9 @@ var Killed = []string{
 	"sethostname", "setdomainname", "quotactl", "quotactl_fd",
 }
 
-// NotImplemented: probing calls that fail with ENOSYS, so runtimes fall
-// back (glibc's clone3 to clone, whose flags the filter can check; liburing
-// users to plain read/write).
+// NotImplemented lists probing calls that fail with ENOSYS, so runtimes
+// fall back (glibc's clone3 to clone, whose flags the filter can check;
+// liburing users to plain read/write).
 var NotImplemented = []string{"clone3", "io_uring_setup", "io_uring_enter", "io_uring_register"}
 
 // CloneAllowed are the only clone(2) flags a run may pass: what glibc

@@ -6,8 +6,8 @@ import (
 	"github.com/docketjudge/docket/protocol"
 )
 
-// The feedback policies are the wire protocol's (package protocol); a
-// package's docket.feedback names one.
+// FeedbackPolicy is the wire protocol's (package protocol); a package's
+// docket.feedback names one.
 type FeedbackPolicy = protocol.FeedbackPolicy
 
 // Policies and their parsing (protocol's).

@@ -1,9 +1,8 @@
-// Package mounttest holds the test of a helper's bind against host mounts
-// below the bound directory, shared by the tests of the Go helper
-// (sandbox/mount) and of the C helper (sandbox/nsinit): the twins pass
-// the same test, with mount_setattr and with the fallback of a kernel
-// without it, as root and in a user namespace, where the kernel locks the
-// flags of the mounts it was given.
+// Package mounttest holds the test of the helper's bind (rootfs.c
+// bind_one, called by sandbox/nsinit TestBindSubmountsC) against host
+// mounts below the bound directory: with mount_setattr and with the
+// fallback of a kernel without it, as root and in a user namespace, where
+// the kernel locks the flags of the mounts it was given.
 package mounttest
 
 import (
