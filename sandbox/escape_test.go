@@ -187,119 +187,62 @@ func v1DocketDirs() []string {
 
 func TestEscapeSuite(t *testing.T) { eachHelperPath(t, escapeSuite) }
 
-func escapeSuite(t *testing.T, sl *sandbox.Slot) {
-	quick := sandbox.Limits{CPUTime: scaled(500 * time.Millisecond), WallTime: scaled(2 * time.Second), Memory: 64 << 20}
+// escapeFixture is what the suite's attacks aim at: listeners on the
+// host, files the target must not read, a host process kill(-1) must miss.
+type escapeFixture struct {
+	quick             sandbox.Limits
+	tcpPort, unixSock string
+	exe, secret       string // the test binary, a worker's secret file
+	otherAnswer       string // a file in another box
+	sentinelPid       int
+}
 
+// newEscapeFixture sets the targets up; the sentinel process is killed
+// when the test ends.
+func newEscapeFixture(t *testing.T, sl *sandbox.Slot) (escapeFixture, *exec.Cmd) {
+	f := escapeFixture{quick: sandbox.Limits{CPUTime: scaled(500 * time.Millisecond), WallTime: scaled(2 * time.Second), Memory: 64 << 20}}
 	tcp, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tcp.Close()
+	t.Cleanup(func() { tcp.Close() })
 	go acceptAll(tcp)
 	sockDir := t.TempDir()
 	os.Chmod(sockDir, 0o777)
-	unixSock := filepath.Join(sockDir, "s")
-	ul, err := net.Listen("unix", unixSock)
+	f.unixSock = filepath.Join(sockDir, "s")
+	ul, err := net.Listen("unix", f.unixSock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ul.Close()
-	os.Chmod(unixSock, 0o777)
+	t.Cleanup(func() { ul.Close() })
+	os.Chmod(f.unixSock, 0o777)
 	go acceptAll(ul)
-	tcpPort := strconv.Itoa(tcp.Addr().(*net.TCPAddr).Port)
+	f.tcpPort = strconv.Itoa(tcp.Addr().(*net.TCPAddr).Port)
 
 	// Files the target must not read: the worker's binary, a worker file,
 	// a file in another box.
-	exe, _ := os.Executable()
+	f.exe, _ = os.Executable()
 	secretDir := t.TempDir()
 	os.Chmod(secretDir, 0o755)
-	secret := filepath.Join(secretDir, "nats.creds")
-	os.WriteFile(secret, []byte("SECRET"), 0o644)
+	f.secret = filepath.Join(secretDir, "nats.creds")
+	os.WriteFile(f.secret, []byte("SECRET"), 0o644)
 	otherBox := boxWith(t, sl)
-	os.WriteFile(filepath.Join(otherBox, "answer.txt"), []byte("42"), 0o644)
+	f.otherAnswer = filepath.Join(otherBox, "answer.txt")
+	os.WriteFile(f.otherAnswer, []byte("42"), 0o644)
 
 	// A process outside the sandbox, of the host, that kill(-1) must miss.
 	sentinel := exec.Command("/bin/sleep", "60")
 	if err := sentinel.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer sentinel.Process.Kill()
-	sentinelPid := sentinel.Process.Pid
+	t.Cleanup(func() { sentinel.Process.Kill() })
+	f.sentinelPid = sentinel.Process.Pid
+	return f, sentinel
+}
 
-	cases := []escapeCase{
-		{name: "fork bomb, 1 process", prog: "forkbomb", limits: quick, wantStatus: sandbox.TLE},
-		{name: "fork bomb, 16 processes", prog: "forkbomb", limits: with(quick, func(l *sandbox.Limits) { l.Processes = 16 }), wantStatus: sandbox.TLE, alsoStatus: sandbox.MLE,
-			check: func(t *testing.T, r *sandbox.Result) {
-				if r.WallTime > scaled(3*time.Second) {
-					t.Errorf("fork bomb ran %v of wall time, past its %v wall limit: its tree was not stopped in time", r.WallTime, scaled(2*time.Second))
-				}
-			}},
-		{name: "thread bomb", prog: "threadbomb", limits: quick, wantStatus: sandbox.TLE, alsoStatus: sandbox.MLE, want: []string{"threads "},
-			check: func(t *testing.T, r *sandbox.Result) {
-				var n int
-				fmt.Sscanf(string(r.Stdout), "threads %d", &n)
-				if n < 1 || n >= 64 {
-					t.Errorf("thread bomb got %d threads, want 1..63 (pids limit 64)", n)
-				}
-			}},
-		{name: "memory bomb", prog: "membomb", limits: quick, wantStatus: sandbox.MLE, wantSource: sandbox.SourceMemory},
-		{name: "infinite loop", prog: "spin", limits: quick, wantStatus: sandbox.TLE, wantSource: sandbox.SourceCPU},
-		{name: "sleep", prog: "sleeper", limits: quick, wantStatus: sandbox.TLE, wantSource: sandbox.SourceWall},
-		{name: "stdout flood", prog: "stdoutflood", limits: with(quick, func(l *sandbox.Limits) { l.Stdout = 1 << 20 }), wantStatus: sandbox.OLE, wantSource: sandbox.SourceOutput,
-			check: func(t *testing.T, r *sandbox.Result) {
-				if len(r.Stdout) != 1<<20 {
-					t.Errorf("kept %d bytes of stdout, want exactly the 1 MiB cap", len(r.Stdout))
-				}
-			}},
-		{name: "file flood in the box", prog: "fileflood", args: []string{"/box/big"}, limits: with(quick, func(l *sandbox.Limits) { l.FileSize = 4 << 20 }), wantStatus: sandbox.OLE, wantSource: sandbox.SourceFileSize},
-		{name: "file flood in /tmp", prog: "fileflood", args: []string{"/tmp/big"}, limits: with(quick, func(l *sandbox.Limits) { l.Disk = 4 << 20 }), wantStatus: sandbox.OLE, wantSource: sandbox.SourceDisk},
-		{name: "many open files", prog: "manyfiles", limits: quick, wantStatus: sandbox.OK,
-			check: func(t *testing.T, r *sandbox.Result) {
-				var n int
-				fmt.Sscanf(string(r.Stdout), "opened %d", &n)
-				if n < 1 || n > 64 {
-					t.Errorf("opened %d files, want at most 64 (RLIMIT_NOFILE)", n)
-				}
-			}},
-		{name: "tcp connect to loopback", prog: "connect", args: []string{"tcp", tcpPort}, limits: quick, wantStatus: sandbox.OK, want: []string{"blocked"}, deny: []string{"CONNECTED"}},
-		{name: "unix socket connect", prog: "connect", args: []string{"unix", unixSock}, limits: quick, wantStatus: sandbox.OK, want: []string{"blocked"}, deny: []string{"CONNECTED"}},
-		{name: "tcp connect, network namespace only", prog: "connect", args: []string{"tcp", tcpPort}, limits: quick, wantStatus: sandbox.OK, deny: []string{"CONNECTED"}},
-		{name: "read secrets", prog: "readfile", args: []string{"/etc/shadow", exe, secret, filepath.Join(otherBox, "answer.txt"), "/proc/" + strconv.Itoa(sentinelPid) + "/status", "/sys/kernel/notes", "/.oldroot/etc/shadow"},
-			limits: quick, wantStatus: sandbox.OK, want: []string{"blocked /etc/shadow"}, deny: []string{"LEAK"}},
-		{name: "environment", prog: "readfile", args: []string{"/proc/1/environ", "/proc/self/environ"}, limits: quick, wantStatus: sandbox.OK,
-			want: []string{"ONLINE_JUDGE=1"}, deny: []string{"hunter2", "DOCKET_TEST_SECRET"}},
-		{name: "write outside the box", prog: "writefile", args: []string{"/x", "/usr/x", "/etc/x", "/dev/x", "/proc/x", "/box/ok"}, limits: quick, wantStatus: sandbox.OK,
-			want: []string{"WROTE /box/ok", "blocked /x", "blocked /usr/x"}, deny: []string{"WROTE /x", "WROTE /usr", "WROTE /etc", "WROTE /dev/x", "WROTE /proc"}},
-		{name: "kill(-1)", prog: "killall", limits: quick, wantStatus: sandbox.OK, want: []string{"still alive"}},
-		{name: "ptrace", prog: "syscalls", args: []string{"ptrace"}, limits: quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, deny: []string{"ALLOWED"}},
-		{name: "mount", prog: "syscalls", args: []string{"mount"}, limits: quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, deny: []string{"ALLOWED"}},
-		{name: "unshare", prog: "syscalls", args: []string{"unshare"}, limits: quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, deny: []string{"ALLOWED"}},
-		{name: "chroot escape", prog: "syscalls", args: []string{"chroot"}, limits: quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, deny: []string{"ALLOWED"}},
-		{name: "bpf", prog: "syscalls", args: []string{"bpf"}, limits: quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp},
-		{name: "keyctl", prog: "syscalls", args: []string{"keyctl"}, limits: quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp},
-		// A kernel built or booted without IA32 emulation refuses int 0x80
-		// itself (a general protection fault: SIGSEGV) before seccomp sees
-		// it; contained either way.
-		{name: "i386 int 0x80", prog: "syscalls", args: []string{"int80"}, limits: quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, alsoStatus: sandbox.RE, deny: []string{"ALLOWED"},
-			check: func(t *testing.T, r *sandbox.Result) {
-				if r.Source != sandbox.SourceSeccomp && r.Signal != int(syscall.SIGSEGV) {
-					t.Errorf("int 0x80 ended %s (%s) signal %d: want SIGSYS from seccomp, or SIGSEGV from a kernel without IA32 emulation", r.Status, r.Source, r.Signal)
-				}
-			}},
-		{name: "setuid(0)", prog: "syscalls", args: []string{"setuid"}, limits: quick, wantStatus: sandbox.OK, want: []string{"refused setuid"}},
-		{name: "io_uring", prog: "syscalls", args: []string{"io_uring"}, limits: quick, wantStatus: sandbox.OK, want: []string{"refused io_uring: Function not implemented"}},
-		{name: "clone3", prog: "syscalls", args: []string{"clone3"}, limits: quick, wantStatus: sandbox.OK, want: []string{"refused clone3: Function not implemented"}},
-		{name: "fork in a single-process run", prog: "syscalls", args: []string{"fork"}, limits: quick, wantStatus: sandbox.OK, want: []string{"refused fork: Operation not permitted"}},
-		{name: "fork when allowed", prog: "syscalls", args: []string{"fork"}, limits: with(quick, func(l *sandbox.Limits) { l.Processes = 4 }), wantStatus: sandbox.OK, want: []string{"ALLOWED fork"}},
-		{name: "threads in a single-process run", prog: "threads", limits: quick, wantStatus: sandbox.OK, want: []string{"threads ok"}},
-		{name: "grandchild outlives its parent", prog: "grandchild", limits: with(quick, func(l *sandbox.Limits) { l.Processes = 4 }), wantStatus: sandbox.OK, want: []string{"parent leaving"},
-			check: func(t *testing.T, r *sandbox.Result) {
-				if r.WallTime > scaled(time.Second) {
-					t.Errorf("run took %v: the grandchild kept it alive", r.WallTime)
-				}
-			}},
-		{name: "symlink tricks", prog: "symlinks", limits: quick, wantStatus: sandbox.OK, want: []string{"blocked /box/link0"}, deny: []string{"LEAK"}},
-	}
+func escapeSuite(t *testing.T, sl *sandbox.Slot) {
+	f, sentinel := newEscapeFixture(t, sl)
+	cases := append(append(resourceCases(f), accessCases(f)...), syscallCases(f)...)
 	os.Setenv("DOCKET_TEST_SECRET", "hunter2")
 	defer os.Unsetenv("DOCKET_TEST_SECRET")
 	for _, tc := range cases {
@@ -315,6 +258,96 @@ func escapeSuite(t *testing.T, sl *sandbox.Slot) {
 	}
 	if err := sentinel.Process.Signal(syscall.Signal(0)); err != nil {
 		t.Errorf("the host sentinel process died during the suite: %v", err)
+	}
+}
+
+// resourceCases: bombs, floods and limits.
+func resourceCases(f escapeFixture) []escapeCase {
+	return []escapeCase{
+		{name: "fork bomb, 1 process", prog: "forkbomb", limits: f.quick, wantStatus: sandbox.TLE},
+		{name: "fork bomb, 16 processes", prog: "forkbomb", limits: with(f.quick, func(l *sandbox.Limits) { l.Processes = 16 }), wantStatus: sandbox.TLE, alsoStatus: sandbox.MLE,
+			check: func(t *testing.T, r *sandbox.Result) {
+				if r.WallTime > scaled(3*time.Second) {
+					t.Errorf("fork bomb ran %v of wall time, past its %v wall limit: its tree was not stopped in time", r.WallTime, scaled(2*time.Second))
+				}
+			}},
+		{name: "thread bomb", prog: "threadbomb", limits: f.quick, wantStatus: sandbox.TLE, alsoStatus: sandbox.MLE, want: []string{"threads "},
+			check: func(t *testing.T, r *sandbox.Result) {
+				var n int
+				fmt.Sscanf(string(r.Stdout), "threads %d", &n)
+				if n < 1 || n >= 64 {
+					t.Errorf("thread bomb got %d threads, want 1..63 (pids limit 64)", n)
+				}
+			}},
+		{name: "memory bomb", prog: "membomb", limits: f.quick, wantStatus: sandbox.MLE, wantSource: sandbox.SourceMemory},
+		{name: "infinite loop", prog: "spin", limits: f.quick, wantStatus: sandbox.TLE, wantSource: sandbox.SourceCPU},
+		{name: "sleep", prog: "sleeper", limits: f.quick, wantStatus: sandbox.TLE, wantSource: sandbox.SourceWall},
+		{name: "stdout flood", prog: "stdoutflood", limits: with(f.quick, func(l *sandbox.Limits) { l.Stdout = 1 << 20 }), wantStatus: sandbox.OLE, wantSource: sandbox.SourceOutput,
+			check: func(t *testing.T, r *sandbox.Result) {
+				if len(r.Stdout) != 1<<20 {
+					t.Errorf("kept %d bytes of stdout, want exactly the 1 MiB cap", len(r.Stdout))
+				}
+			}},
+		{name: "file flood in the box", prog: "fileflood", args: []string{"/box/big"}, limits: with(f.quick, func(l *sandbox.Limits) { l.FileSize = 4 << 20 }), wantStatus: sandbox.OLE, wantSource: sandbox.SourceFileSize},
+		{name: "file flood in /tmp", prog: "fileflood", args: []string{"/tmp/big"}, limits: with(f.quick, func(l *sandbox.Limits) { l.Disk = 4 << 20 }), wantStatus: sandbox.OLE, wantSource: sandbox.SourceDisk},
+		{name: "many open files", prog: "manyfiles", limits: f.quick, wantStatus: sandbox.OK,
+			check: func(t *testing.T, r *sandbox.Result) {
+				var n int
+				fmt.Sscanf(string(r.Stdout), "opened %d", &n)
+				if n < 1 || n > 64 {
+					t.Errorf("opened %d files, want at most 64 (RLIMIT_NOFILE)", n)
+				}
+			}},
+	}
+}
+
+// accessCases: the network, files and processes of the host.
+func accessCases(f escapeFixture) []escapeCase {
+	return []escapeCase{
+		{name: "tcp connect to loopback", prog: "connect", args: []string{"tcp", f.tcpPort}, limits: f.quick, wantStatus: sandbox.OK, want: []string{"blocked"}, deny: []string{"CONNECTED"}},
+		{name: "unix socket connect", prog: "connect", args: []string{"unix", f.unixSock}, limits: f.quick, wantStatus: sandbox.OK, want: []string{"blocked"}, deny: []string{"CONNECTED"}},
+		{name: "tcp connect, network namespace only", prog: "connect", args: []string{"tcp", f.tcpPort}, limits: f.quick, wantStatus: sandbox.OK, deny: []string{"CONNECTED"}},
+		{name: "read secrets", prog: "readfile", args: []string{"/etc/shadow", f.exe, f.secret, f.otherAnswer, "/proc/" + strconv.Itoa(f.sentinelPid) + "/status", "/sys/kernel/notes", "/.oldroot/etc/shadow"},
+			limits: f.quick, wantStatus: sandbox.OK, want: []string{"blocked /etc/shadow"}, deny: []string{"LEAK"}},
+		{name: "environment", prog: "readfile", args: []string{"/proc/1/environ", "/proc/self/environ"}, limits: f.quick, wantStatus: sandbox.OK,
+			want: []string{"ONLINE_JUDGE=1"}, deny: []string{"hunter2", "DOCKET_TEST_SECRET"}},
+		{name: "write outside the box", prog: "writefile", args: []string{"/x", "/usr/x", "/etc/x", "/dev/x", "/proc/x", "/box/ok"}, limits: f.quick, wantStatus: sandbox.OK,
+			want: []string{"WROTE /box/ok", "blocked /x", "blocked /usr/x"}, deny: []string{"WROTE /x", "WROTE /usr", "WROTE /etc", "WROTE /dev/x", "WROTE /proc"}},
+		{name: "kill(-1)", prog: "killall", limits: f.quick, wantStatus: sandbox.OK, want: []string{"still alive"}},
+	}
+}
+
+// syscallCases: calls the seccomp filter refuses, and what stays allowed.
+func syscallCases(f escapeFixture) []escapeCase {
+	return []escapeCase{
+		{name: "ptrace", prog: "syscalls", args: []string{"ptrace"}, limits: f.quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, deny: []string{"ALLOWED"}},
+		{name: "mount", prog: "syscalls", args: []string{"mount"}, limits: f.quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, deny: []string{"ALLOWED"}},
+		{name: "unshare", prog: "syscalls", args: []string{"unshare"}, limits: f.quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, deny: []string{"ALLOWED"}},
+		{name: "chroot escape", prog: "syscalls", args: []string{"chroot"}, limits: f.quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, deny: []string{"ALLOWED"}},
+		{name: "bpf", prog: "syscalls", args: []string{"bpf"}, limits: f.quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp},
+		{name: "keyctl", prog: "syscalls", args: []string{"keyctl"}, limits: f.quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp},
+		// A kernel built or booted without IA32 emulation refuses int 0x80
+		// itself (a general protection fault: SIGSEGV) before seccomp sees
+		// it; contained either way.
+		{name: "i386 int 0x80", prog: "syscalls", args: []string{"int80"}, limits: f.quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, alsoStatus: sandbox.RE, deny: []string{"ALLOWED"},
+			check: func(t *testing.T, r *sandbox.Result) {
+				if r.Source != sandbox.SourceSeccomp && r.Signal != int(syscall.SIGSEGV) {
+					t.Errorf("int 0x80 ended %s (%s) signal %d: want SIGSYS from seccomp, or SIGSEGV from a kernel without IA32 emulation", r.Status, r.Source, r.Signal)
+				}
+			}},
+		{name: "setuid(0)", prog: "syscalls", args: []string{"setuid"}, limits: f.quick, wantStatus: sandbox.OK, want: []string{"refused setuid"}},
+		{name: "io_uring", prog: "syscalls", args: []string{"io_uring"}, limits: f.quick, wantStatus: sandbox.OK, want: []string{"refused io_uring: Function not implemented"}},
+		{name: "clone3", prog: "syscalls", args: []string{"clone3"}, limits: f.quick, wantStatus: sandbox.OK, want: []string{"refused clone3: Function not implemented"}},
+		{name: "fork in a single-process run", prog: "syscalls", args: []string{"fork"}, limits: f.quick, wantStatus: sandbox.OK, want: []string{"refused fork: Operation not permitted"}},
+		{name: "fork when allowed", prog: "syscalls", args: []string{"fork"}, limits: with(f.quick, func(l *sandbox.Limits) { l.Processes = 4 }), wantStatus: sandbox.OK, want: []string{"ALLOWED fork"}},
+		{name: "threads in a single-process run", prog: "threads", limits: f.quick, wantStatus: sandbox.OK, want: []string{"threads ok"}},
+		{name: "grandchild outlives its parent", prog: "grandchild", limits: with(f.quick, func(l *sandbox.Limits) { l.Processes = 4 }), wantStatus: sandbox.OK, want: []string{"parent leaving"},
+			check: func(t *testing.T, r *sandbox.Result) {
+				if r.WallTime > scaled(time.Second) {
+					t.Errorf("run took %v: the grandchild kept it alive", r.WallTime)
+				}
+			}},
+		{name: "symlink tricks", prog: "symlinks", limits: f.quick, wantStatus: sandbox.OK, want: []string{"blocked /box/link0"}, deny: []string{"LEAK"}},
 	}
 }
 

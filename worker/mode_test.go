@@ -64,50 +64,11 @@ func TestCapacityModeAcksWithFixedResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	subj := protocol.Subjects{Prefix: "docket"}
-	publish := func(id string, body []byte) {
-		if _, err := js.Publish(ctx, subj.QueueJobs("default"), body, jetstream.WithMsgID(id)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	good := []string{"cap-a", "cap-b", "cap-c"}
-	for _, id := range good {
-		b, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: id, Problem: "aplusb", Language: "cpp17", Files: map[string]string{"main.cpp": "int main(){}"}})
-		publish(id, b)
-	}
-	inl, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: "cap-inline", Language: "python3", Files: map[string]string{"a.py": "print(3)"},
-		InlineProblem: &protocol.InlineProblem{Tests: []protocol.InlineTest{{Input: "1 2\n", Answer: "3\n"}}}})
-	publish("cap-inline", inl)
-	good = append(good, "cap-inline")
-	missing, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: "cap-missing", Problem: "no-such-problem", Language: "cpp17", Files: map[string]string{"main.cpp": "x"}})
-	publish("cap-missing", missing)
-	publish("cap-badjson", []byte(`{"v":1, "submission_id": "cap-badjson", `))
-
+	good := publishCapacityJobs(t, ctx, js, subj)
 	rctx, rcancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- w.Run(rctx) }()
-	results := map[string]verdict.Result{}
-	deadline := time.Now().Add(30 * time.Second)
-	rs, _ := js.Stream(ctx, protocol.ResultsStream)
-	for len(results) < len(good)+2 && time.Now().Before(deadline) {
-		for _, id := range append(append([]string{}, good...), "cap-missing", "cap-badjson") {
-			if _, ok := results[id]; ok {
-				continue
-			}
-			m, err := rs.GetLastMsgForSubject(ctx, subj.Results(id))
-			if err != nil {
-				continue
-			}
-			if got := m.Header.Get("Nats-Msg-Id"); got != id+":result" {
-				t.Errorf("%s: result Nats-Msg-Id %q", id, got)
-			}
-			var r verdict.Result
-			if err := json.Unmarshal(m.Data, &r); err != nil {
-				t.Fatal(err)
-			}
-			results[id] = r
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	results := waitForResults(t, ctx, js, subj, append(append([]string{}, good...), "cap-missing", "cap-badjson"), 30*time.Second)
 	rcancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -140,6 +101,60 @@ func TestCapacityModeAcksWithFixedResult(t *testing.T) {
 	if !strings.Contains(logs.String(), "CAPACITY TEST MODE") {
 		t.Errorf("no start-up warning in the log:\n%s", logs.String())
 	}
+}
+
+// publishCapacityJobs publishes four good jobs (three of aplusb, one
+// inline), one of a missing problem and one of bad JSON; it returns the
+// good jobs' ids.
+func publishCapacityJobs(t *testing.T, ctx context.Context, js jetstream.JetStream, subj protocol.Subjects) []string {
+	t.Helper()
+	publish := func(id string, body []byte) {
+		if _, err := js.Publish(ctx, subj.QueueJobs("default"), body, jetstream.WithMsgID(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	good := []string{"cap-a", "cap-b", "cap-c"}
+	for _, id := range good {
+		b, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: id, Problem: "aplusb", Language: "cpp17", Files: map[string]string{"main.cpp": "int main(){}"}})
+		publish(id, b)
+	}
+	inl, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: "cap-inline", Language: "python3", Files: map[string]string{"a.py": "print(3)"},
+		InlineProblem: &protocol.InlineProblem{Tests: []protocol.InlineTest{{Input: "1 2\n", Answer: "3\n"}}}})
+	publish("cap-inline", inl)
+	missing, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: "cap-missing", Problem: "no-such-problem", Language: "cpp17", Files: map[string]string{"main.cpp": "x"}})
+	publish("cap-missing", missing)
+	publish("cap-badjson", []byte(`{"v":1, "submission_id": "cap-badjson", `))
+	return append(good, "cap-inline")
+}
+
+// waitForResults reads the stored result of each id until all are there
+// or the time is up, checking each one's Nats-Msg-Id.
+func waitForResults(t *testing.T, ctx context.Context, js jetstream.JetStream, subj protocol.Subjects, ids []string, within time.Duration) map[string]verdict.Result {
+	t.Helper()
+	results := map[string]verdict.Result{}
+	deadline := time.Now().Add(within)
+	rs, _ := js.Stream(ctx, protocol.ResultsStream)
+	for len(results) < len(ids) && time.Now().Before(deadline) {
+		for _, id := range ids {
+			if _, ok := results[id]; ok {
+				continue
+			}
+			m, err := rs.GetLastMsgForSubject(ctx, subj.Results(id))
+			if err != nil {
+				continue
+			}
+			if got := m.Header.Get("Nats-Msg-Id"); got != id+":result" {
+				t.Errorf("%s: result Nats-Msg-Id %q", id, got)
+			}
+			var r verdict.Result
+			if err := json.Unmarshal(m.Data, &r); err != nil {
+				t.Fatal(err)
+			}
+			results[id] = r
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return results
 }
 
 func eventsOf(t *testing.T, ctx context.Context, js jetstream.JetStream, subject string) []protocol.Event {
