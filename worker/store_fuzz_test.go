@@ -36,6 +36,14 @@ func hostileTar(t testing.TB, body string, hdrs ...tar.Header) []byte {
 }
 
 func FuzzUnpack(f *testing.F) {
+	addUnpackSeeds(f)
+	f.Fuzz(checkUnpack)
+}
+
+// addUnpackSeeds: a real package, an empty archive and hostile ones
+// (absolute and climbing names, links out, devices, huge and truncated
+// entries, set-id modes, long names).
+func addUnpackSeeds(f *testing.F) {
 	reg := func(name string) tar.Header { return tar.Header{Name: name, Typeflag: tar.TypeReg} }
 	dir := func(name string) tar.Header { return tar.Header{Name: name, Typeflag: tar.TypeDir, Mode: 0o755} }
 	good, err := PackTar("../problems/aplusb")
@@ -71,60 +79,65 @@ func FuzzUnpack(f *testing.F) {
 	} {
 		f.Add(hostileTar(f, "body\n", hs...))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		base := t.TempDir()
-		target := filepath.Join(base, "pkg")
-		err := Unpack(data, target)
-		if entries, _ := os.ReadDir(base); len(entries) > 1 || len(entries) == 1 && entries[0].Name() != "pkg" {
-			t.Fatalf("unpack wrote %v beside the target directory", entries)
+}
+
+// checkUnpack: whatever data holds, Unpack writes nothing beside its
+// target, leaves nothing behind when it refuses the archive, writes every
+// regular entry with its content, and what it unpacked packs and unpacks
+// again to the same tree.
+func checkUnpack(t *testing.T, data []byte) {
+	base := t.TempDir()
+	target := filepath.Join(base, "pkg")
+	err := Unpack(data, target)
+	if entries, _ := os.ReadDir(base); len(entries) > 1 || len(entries) == 1 && entries[0].Name() != "pkg" {
+		t.Fatalf("unpack wrote %v beside the target directory", entries)
+	}
+	if err != nil {
+		// Archive checks come before anything is written.
+		if strings.HasPrefix(err.Error(), "package archive:") {
+			if _, serr := os.Lstat(target); serr == nil {
+				t.Fatalf("rejected archive (%v) left %s behind", err, target)
+			}
 		}
+		return
+	}
+	if _, err := os.Lstat(target); err != nil {
+		// An archive without entries writes nothing (problem.Load then
+		// says what is missing).
+		if n := len(tarNames(data)); n > 0 {
+			t.Fatalf("%d entries accepted, nothing unpacked: %v", n, err)
+		}
+		return
+	}
+	want := checkTree(t, target)
+	// Every regular entry of the archive was written with its content.
+	tr := tar.NewReader(bytes.NewReader(data))
+	for {
+		h, err := tr.Next()
 		if err != nil {
-			// Archive checks come before anything is written.
-			if strings.HasPrefix(err.Error(), "package archive:") {
-				if _, serr := os.Lstat(target); serr == nil {
-					t.Fatalf("rejected archive (%v) left %s behind", err, target)
-				}
-			}
-			return
+			break
 		}
-		if _, err := os.Lstat(target); err != nil {
-			// An archive without entries writes nothing (problem.Load then
-			// says what is missing).
-			if n := len(tarNames(data)); n > 0 {
-				t.Fatalf("%d entries accepted, nothing unpacked: %v", n, err)
-			}
-			return
+		if h.Typeflag != tar.TypeReg {
+			continue
 		}
-		want := checkTree(t, target)
-		// Every regular entry of the archive was written with its content.
-		tr := tar.NewReader(bytes.NewReader(data))
-		for {
-			h, err := tr.Next()
-			if err != nil {
-				break
-			}
-			if h.Typeflag != tar.TypeReg {
-				continue
-			}
-			body, _ := io.ReadAll(tr)
-			got, err := os.ReadFile(filepath.Join(target, filepath.FromSlash(h.Name)))
-			if err != nil || !bytes.Equal(got, body) {
-				t.Fatalf("%s: unpacked %d bytes (%v), archive holds %d", h.Name, len(got), err, len(body))
-			}
+		body, _ := io.ReadAll(tr)
+		got, err := os.ReadFile(filepath.Join(target, filepath.FromSlash(h.Name)))
+		if err != nil || !bytes.Equal(got, body) {
+			t.Fatalf("%s: unpacked %d bytes (%v), archive holds %d", h.Name, len(got), err, len(body))
 		}
-		// What was unpacked packs and unpacks again to the same tree.
-		again, err := PackTar(target)
-		if err != nil {
-			t.Fatalf("PackTar of an unpacked archive: %v", err)
-		}
-		target2 := filepath.Join(t.TempDir(), "pkg")
-		if err := Unpack(again, target2); err != nil {
-			t.Fatalf("Unpack of PackTar output: %v", err)
-		}
-		if got := checkTree(t, target2); !packedEqual(want, got) {
-			t.Fatalf("round trip changed the tree:\n  %v\n  %v", want, got)
-		}
-	})
+	}
+	// What was unpacked packs and unpacks again to the same tree.
+	again, err := PackTar(target)
+	if err != nil {
+		t.Fatalf("PackTar of an unpacked archive: %v", err)
+	}
+	target2 := filepath.Join(t.TempDir(), "pkg")
+	if err := Unpack(again, target2); err != nil {
+		t.Fatalf("Unpack of PackTar output: %v", err)
+	}
+	if got := checkTree(t, target2); !packedEqual(want, got) {
+		t.Fatalf("round trip changed the tree:\n  %v\n  %v", want, got)
+	}
 }
 
 // tarNames lists the entries a tar reader reads from data.
