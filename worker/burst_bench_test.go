@@ -16,6 +16,8 @@ import (
 	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/sandbox"
 	"github.com/docketjudge/docket/verdict"
+	"github.com/docketjudge/docket/verdict/problem"
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
@@ -37,6 +39,14 @@ func BenchmarkBurst(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("DOCKET_BENCH_BURST")); err == nil && v > 0 {
 		n = v
 	}
+	judges := burstJudges(b)
+	for iter := 0; iter < b.N; iter++ {
+		newBurst(b, judges, n/2*2).run()
+	}
+}
+
+// burstJudges are two judges on two slots of one sandbox.
+func burstJudges(b *testing.B) []*verdict.Judge {
 	sb, err := sandbox.New(sandbox.Config{StateDir: b.TempDir(), UIDBase: 65000})
 	if err != nil {
 		b.Fatal(err)
@@ -47,169 +57,211 @@ func BenchmarkBurst(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer slot.Release()
+		b.Cleanup(slot.Release)
 		judges[i] = &verdict.Judge{Slot: slot, Langs: langs.Builtin(), WorkDir: b.TempDir(), CacheDir: b.TempDir()}
 	}
-	files := map[string]string{"main.py": "a, b = map(int, input().split())\nprint(a + b)\n"}
-	inline := &protocol.InlineProblem{Tests: []protocol.InlineTest{{Input: "1 2\n", Answer: "3\n"}}, TimeMs: 2000}
-	for iter := 0; iter < b.N; iter++ {
-		// The bare pipeline: the same judging without the queue.
-		pdir := b.TempDir()
-		p, err := WriteInline(pdir, inline)
-		if err != nil {
-			b.Fatal(err)
-		}
-		// Warm both paths' caches (interpreter pages, the sandbox) first.
-		for k := 0; k < 10; k++ {
-			judges[k%2].Judge(context.Background(), p, verdict.Submission{ID: "warm", Language: "python3", Files: map[string][]byte{"main.py": []byte(files["main.py"])}}, verdict.Options{})
-		}
-		// bare judges count submissions on the 2 slots, as verdict.Judge
-		// does without any queue, and returns the time it took.
-		per := n / 2
-		total := 2 * per
-		bareJudged := 0
-		bare := func(count int) time.Duration {
-			bareJudged += count / 2 * 2
-			start := time.Now()
-			var wg sync.WaitGroup
-			for i := range judges {
-				wg.Add(1)
-				go func(j *verdict.Judge) {
-					defer wg.Done()
-					for k := 0; k < count/2; k++ {
-						sub := verdict.Submission{ID: "bare", Language: "python3", Files: map[string][]byte{"main.py": []byte(files["main.py"])}}
-						if r := j.Judge(context.Background(), p, sub, verdict.Options{}); r.Verdict != verdict.AC {
-							b.Errorf("bare: %s %s", r.Verdict, r.Error)
-							return
-						}
-					}
-				}(judges[i])
-			}
-			wg.Wait()
-			return time.Since(start)
-		}
+	return judges
+}
 
-		ns := natstest.Start(b, natstest.InProcessOnly())
-		nc, js := natstest.Connect(b, ns, jetstream.WithPublishAsyncMaxPending(4096))
-		natstest.Streams(b, js)
-		ctx, cancel := context.WithCancel(context.Background())
-		// The whole burst is queued first.
-		pubAt := make(map[string]time.Time, total)
-		pubStart := time.Now()
-		for k := 0; k < total; k++ {
-			id := fmt.Sprintf("burst-%d", k)
-			body, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: id, InlineProblem: inline, Language: "python3", Files: files})
-			pubAt[id] = time.Now()
-			if _, err := js.PublishAsync("docket.jobs.default", body, jetstream.WithMsgID(id)); err != nil {
-				b.Fatal(err)
-			}
-		}
-		<-js.PublishAsyncComplete()
-		pubRate := float64(total) / time.Since(pubStart).Seconds()
-		results := make(chan *nats.Msg, total)
-		sub, _ := nc.ChanSubscribe("docket.results.>", results)
-		rs, _ := js.Stream(context.Background(), protocol.ResultsStream)
-		stored := func() int {
-			info, err := rs.Info(context.Background())
-			if err != nil {
-				b.Fatal(err)
-			}
-			return int(info.State.Msgs)
-		}
+var (
+	burstFiles  = map[string]string{"main.py": "a, b = map(int, input().split())\nprint(a + b)\n"}
+	burstInline = &protocol.InlineProblem{Tests: []protocol.InlineTest{{Input: "1 2\n", Answer: "3\n"}}, TimeMs: 2000}
+)
 
-		// Then the burst is judged in rounds, each a slice of the bare
-		// pipeline followed by a slice of the queue with 2 workers started
-		// afresh, so that drift in the shared machine's load weighs on
-		// both sides alike. A round's queue time runs from the workers'
-		// start until they have stopped, their last job stored.
-		seen := map[string]int{}
-		var lat []time.Duration
-		var queueTime, paused time.Duration
-		var lastResult time.Time
-		receive := func(r *verdict.Result) {
-			lastResult = time.Now()
-			seen[r.SubmissionID]++
-			if seen[r.SubmissionID] == 1 {
-				// Time spent in the bare slices is not the queue's.
-				lat = append(lat, time.Since(pubAt[r.SubmissionID])-paused)
-			}
-			if r.Verdict != verdict.AC {
-				b.Errorf("%s: %s %s", r.SubmissionID, r.Verdict, r.Error)
-			}
-		}
-		chunk := max(total/10, 2)
-		deadline := time.Now().Add(time.Duration(total) * 400 * time.Millisecond)
-		for round := 0; stored() < total && time.Now().Before(deadline); round++ {
-			d := bare(chunk)
-			paused += d
-			rctx, rcancel := context.WithCancel(ctx)
-			start := time.Now()
-			var wwg sync.WaitGroup
-			for i, j := range judges {
-				wnc, _ := nats.Connect("", nats.InProcessServer(ns))
-				w, err := New(rctx, wnc, Judging(j), Config{Name: fmt.Sprintf("w%d", i), EnsureInfra: round == 0, CacheDir: b.TempDir(), InlineDir: b.TempDir(), Logger: zerolog.Nop()})
-				if err != nil {
-					b.Fatal(err)
-				}
-				wwg.Add(1)
-				go func() { defer wwg.Done(); w.Run(rctx); wnc.Close() }()
-			}
-			target := min(stored()+chunk, total)
-		wait:
-			for len(seen) < target && time.Now().Before(deadline) {
-				select {
-				case m := <-results:
-					var r verdict.Result
-					json.Unmarshal(m.Data, &r)
-					receive(&r)
-				case <-time.After(time.Second):
-					if stored() >= target {
-						break wait
-					}
-				}
-			}
-			rcancel()
-			wwg.Wait()
-			// The round ends with its last result: a worker stopping on an
-			// empty queue waits out its pull request, which is idle time.
-			for len(seen) < stored() {
-				select {
-				case m := <-results:
-					var r verdict.Result
-					json.Unmarshal(m.Data, &r)
-					receive(&r)
-				case <-time.After(5 * time.Second):
-					b.Fatalf("only %d of %d stored results reached the subscriber", len(seen), stored())
-				}
-			}
-			queueTime += lastResult.Sub(start)
-		}
-		queueJudged := stored()
-		e2eRate := float64(queueJudged) / queueTime.Seconds()
-		b.Logf("through the queue: %d in %v; bare: %d in %v", queueJudged, queueTime, bareJudged, paused)
-		bareRate := float64(bareJudged) / paused.Seconds()
-		cancel()
-		sub.Unsubscribe()
-		// Exactly one stored result per submission.
-		dups := 0
-		for _, c := range seen {
-			if c > 1 {
-				dups++
-			}
-		}
-		if len(seen) != total || queueJudged != total || dups != 0 {
-			b.Errorf("lost or duplicated: %d results seen of %d, %d stored, %d duplicated", len(seen), total, queueJudged, dups)
-		}
-		nc.Close()
-		ns.Shutdown()
-		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-		pct := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Milliseconds()) }
-		b.ReportMetric(pubRate, "published/s")
-		b.ReportMetric(bareRate, "bare-judged/s")
-		b.ReportMetric(e2eRate, "queue-judged/s")
-		b.ReportMetric(e2eRate/bareRate, "ratio")
-		b.ReportMetric(pct(0.5), "latency-p50-ms")
-		b.ReportMetric(pct(0.99), "latency-p99-ms")
-		b.ReportMetric(float64(len(seen)), "submissions")
+// burst is one iteration: the queue's side and the bare pipeline's,
+// measured in alternating slices.
+type burst struct {
+	b      *testing.B
+	judges []*verdict.Judge
+	p      *problem.Problem
+	total  int
+
+	ns      *server.Server
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	rs      jetstream.Stream
+	results chan *nats.Msg
+	pubAt   map[string]time.Time
+
+	bareJudged        int
+	seen              map[string]int
+	lat               []time.Duration
+	queueTime, paused time.Duration
+	lastResult        time.Time
+}
+
+func newBurst(b *testing.B, judges []*verdict.Judge, total int) *burst {
+	p, err := WriteInline(b.TempDir(), burstInline)
+	if err != nil {
+		b.Fatal(err)
 	}
+	return &burst{b: b, judges: judges, p: p, total: total, seen: map[string]int{}}
+}
+
+func (u *burst) submission(id string) verdict.Submission {
+	return verdict.Submission{ID: id, Language: "python3", Files: map[string][]byte{"main.py": []byte(burstFiles["main.py"])}}
+}
+
+func (u *burst) run() {
+	b := u.b
+	// Warm both paths' caches (interpreter pages, the sandbox) first.
+	for k := 0; k < 10; k++ {
+		u.judges[k%2].Judge(context.Background(), u.p, u.submission("warm"), verdict.Options{})
+	}
+	u.ns = natstest.Start(b, natstest.InProcessOnly())
+	u.nc, u.js = natstest.Connect(b, u.ns, jetstream.WithPublishAsyncMaxPending(4096))
+	natstest.Streams(b, u.js)
+	ctx, cancel := context.WithCancel(context.Background())
+	pubRate := u.publish()
+	u.results = make(chan *nats.Msg, u.total)
+	sub, _ := u.nc.ChanSubscribe("docket.results.>", u.results)
+	u.rs, _ = u.js.Stream(context.Background(), protocol.ResultsStream)
+
+	// Then the burst is judged in rounds, each a slice of the bare
+	// pipeline followed by a slice of the queue with 2 workers started
+	// afresh, so that drift in the shared machine's load weighs on
+	// both sides alike. A round's queue time runs from the workers'
+	// start until they have stopped, their last job stored.
+	chunk := max(u.total/10, 2)
+	deadline := time.Now().Add(time.Duration(u.total) * 400 * time.Millisecond)
+	for round := 0; u.stored() < u.total && time.Now().Before(deadline); round++ {
+		u.paused += u.bare(chunk)
+		u.queueRound(ctx, round, chunk, deadline)
+	}
+	queueJudged := u.stored()
+	b.Logf("through the queue: %d in %v; bare: %d in %v", queueJudged, u.queueTime, u.bareJudged, u.paused)
+	cancel()
+	sub.Unsubscribe()
+	u.checkOnce(queueJudged)
+	u.nc.Close()
+	u.ns.Shutdown()
+	u.report(pubRate, float64(queueJudged)/u.queueTime.Seconds())
+}
+
+// bare judges count submissions on the 2 slots, as verdict.Judge does
+// without any queue, and returns the time it took.
+func (u *burst) bare(count int) time.Duration {
+	u.bareJudged += count / 2 * 2
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range u.judges {
+		wg.Add(1)
+		go func(j *verdict.Judge) {
+			defer wg.Done()
+			for k := 0; k < count/2; k++ {
+				if r := j.Judge(context.Background(), u.p, u.submission("bare"), verdict.Options{}); r.Verdict != verdict.AC {
+					u.b.Errorf("bare: %s %s", r.Verdict, r.Error)
+					return
+				}
+			}
+		}(u.judges[i])
+	}
+	wg.Wait()
+	return time.Since(start)
+}
+
+// publish queues the whole burst first; it returns the publish rate.
+func (u *burst) publish() float64 {
+	u.pubAt = make(map[string]time.Time, u.total)
+	pubStart := time.Now()
+	for k := 0; k < u.total; k++ {
+		id := fmt.Sprintf("burst-%d", k)
+		body, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: id, InlineProblem: burstInline, Language: "python3", Files: burstFiles})
+		u.pubAt[id] = time.Now()
+		if _, err := u.js.PublishAsync("docket.jobs.default", body, jetstream.WithMsgID(id)); err != nil {
+			u.b.Fatal(err)
+		}
+	}
+	<-u.js.PublishAsyncComplete()
+	return float64(u.total) / time.Since(pubStart).Seconds()
+}
+
+func (u *burst) stored() int {
+	info, err := u.rs.Info(context.Background())
+	if err != nil {
+		u.b.Fatal(err)
+	}
+	return int(info.State.Msgs)
+}
+
+func (u *burst) receive(m *nats.Msg) {
+	var r verdict.Result
+	json.Unmarshal(m.Data, &r)
+	u.lastResult = time.Now()
+	u.seen[r.SubmissionID]++
+	if u.seen[r.SubmissionID] == 1 {
+		// Time spent in the bare slices is not the queue's.
+		u.lat = append(u.lat, time.Since(u.pubAt[r.SubmissionID])-u.paused)
+	}
+	if r.Verdict != verdict.AC {
+		u.b.Errorf("%s: %s %s", r.SubmissionID, r.Verdict, r.Error)
+	}
+}
+
+// queueRound starts 2 workers, lets them judge about chunk more jobs and
+// stops them; its time counts until its last result.
+func (u *burst) queueRound(ctx context.Context, round, chunk int, deadline time.Time) {
+	rctx, rcancel := context.WithCancel(ctx)
+	start := time.Now()
+	var wwg sync.WaitGroup
+	for i, j := range u.judges {
+		wnc, _ := nats.Connect("", nats.InProcessServer(u.ns))
+		w, err := New(rctx, wnc, Judging(j), Config{Name: fmt.Sprintf("w%d", i), EnsureInfra: round == 0, CacheDir: u.b.TempDir(), InlineDir: u.b.TempDir(), Logger: zerolog.Nop()})
+		if err != nil {
+			u.b.Fatal(err)
+		}
+		wwg.Add(1)
+		go func() { defer wwg.Done(); w.Run(rctx); wnc.Close() }()
+	}
+	target := min(u.stored()+chunk, u.total)
+wait:
+	for len(u.seen) < target && time.Now().Before(deadline) {
+		select {
+		case m := <-u.results:
+			u.receive(m)
+		case <-time.After(time.Second):
+			if u.stored() >= target {
+				break wait
+			}
+		}
+	}
+	rcancel()
+	wwg.Wait()
+	// The round ends with its last result: a worker stopping on an
+	// empty queue waits out its pull request, which is idle time.
+	for len(u.seen) < u.stored() {
+		select {
+		case m := <-u.results:
+			u.receive(m)
+		case <-time.After(5 * time.Second):
+			u.b.Fatalf("only %d of %d stored results reached the subscriber", len(u.seen), u.stored())
+		}
+	}
+	u.queueTime += u.lastResult.Sub(start)
+}
+
+// checkOnce: exactly one stored result per submission.
+func (u *burst) checkOnce(queueJudged int) {
+	dups := 0
+	for _, c := range u.seen {
+		if c > 1 {
+			dups++
+		}
+	}
+	if len(u.seen) != u.total || queueJudged != u.total || dups != 0 {
+		u.b.Errorf("lost or duplicated: %d results seen of %d, %d stored, %d duplicated", len(u.seen), u.total, queueJudged, dups)
+	}
+}
+
+func (u *burst) report(pubRate, e2eRate float64) {
+	bareRate := float64(u.bareJudged) / u.paused.Seconds()
+	sort.Slice(u.lat, func(i, j int) bool { return u.lat[i] < u.lat[j] })
+	pct := func(q float64) float64 { return float64(u.lat[int(q*float64(len(u.lat)-1))].Milliseconds()) }
+	u.b.ReportMetric(pubRate, "published/s")
+	u.b.ReportMetric(bareRate, "bare-judged/s")
+	u.b.ReportMetric(e2eRate, "queue-judged/s")
+	u.b.ReportMetric(e2eRate/bareRate, "ratio")
+	u.b.ReportMetric(pct(0.5), "latency-p50-ms")
+	u.b.ReportMetric(pct(0.99), "latency-p99-ms")
+	u.b.ReportMetric(float64(len(u.seen)), "submissions")
 }
