@@ -63,15 +63,28 @@ func runSelftest(args []string) int {
 		fmt.Fprintln(os.Stderr, "docket selftest:", err)
 		return exitUsage
 	}
-	keep, key := selftestReportPath(cfg), selftestKey()
-	if *once {
-		if rep, ok := loadSelftestReport(keep, key); ok {
-			return reportSelftest(rep, *asJSON)
-		}
+	if !*once {
+		return reportSelftest(selftestNow(cfg), *asJSON)
 	}
+	keep, key := selftestReportPath(cfg), selftestKey()
+	if rep, ok := loadSelftestReport(keep, key); ok {
+		return reportSelftest(rep, *asJSON)
+	}
+	rep := selftestNow(cfg)
+	rep.Key = key
+	if err := saveSelftestReport(keep, rep); err != nil {
+		fmt.Fprintln(os.Stderr, "docket selftest: keeping the report:", err)
+	}
+	return reportSelftest(rep, *asJSON)
+}
+
+// selftestNow probes the host with cfg and, from level rlimits up, runs
+// the escape checks.
+func selftestNow(cfg sandbox.Config) selftestReport {
 	rep := selftestReport{MinLevel: cfg.MinLevel.String()}
 	sb, err := sandbox.New(cfg)
 	if sb != nil {
+		defer sb.Close()
 		rep.Capabilities = sb.Capabilities()
 	}
 	rep.MeetsMin = err == nil
@@ -85,13 +98,7 @@ func runSelftest(args []string) int {
 	for _, c := range rep.Checks {
 		rep.OK = rep.OK && c.Passed
 	}
-	if *once {
-		rep.Key = key
-		if err := saveSelftestReport(keep, rep); err != nil {
-			fmt.Fprintln(os.Stderr, "docket selftest: keeping the report:", err)
-		}
-	}
-	return reportSelftest(rep, *asJSON)
+	return rep
 }
 
 // reportSelftest prints rep and is its exit code.
