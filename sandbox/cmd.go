@@ -95,7 +95,7 @@ type runState struct {
 	tmpBox   string
 	space    *space         // the box and /tmp, with a mount namespace
 	watchers sync.WaitGroup // watchdogs that use state cleanup frees
-	start    time.Time      // the release: the target's start
+	start    time.Time      // the ready byte: the target's start
 	done     chan struct{}  // closed by Wait: the watchdogs end
 	timer    *time.Timer    // the wall-clock watchdog
 	copiers  sync.WaitGroup
