@@ -109,6 +109,7 @@ type runState struct {
 	setupErr string
 	// the init protocol (TargetIsChildOfInit): what PID 1 reported
 	records   chan struct{} // closed when the status pipe reached EOF
+	gotStatus chan struct{} // closed when PID 1's TargetStatus arrived
 	targetWS  syscall.WaitStatus
 	targetEnd time.Time
 	hasWS     bool

@@ -158,7 +158,7 @@ func (c *Cmd) handshake(req *nsinit.Request, p *pipes) error {
 	s.start = time.Now()
 	c.mark("helper: setup until ready")
 	p.statR.SetReadDeadline(time.Time{})
-	s.records = make(chan struct{})
+	s.records, s.gotStatus = make(chan struct{}), make(chan struct{})
 	go c.readRecords(p.statR)
 	return nil
 }
@@ -183,6 +183,7 @@ func (c *Cmd) readRecords(r io.Reader) {
 			s.targetEnd = time.Now()
 			s.targetWS = syscall.WaitStatus(v)
 			s.hasWS = true
+			close(s.gotStatus)
 			c.ended()
 		default:
 			return
