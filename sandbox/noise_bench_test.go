@@ -16,10 +16,10 @@ import (
 // the same work varies from run to run, against the kernel's own figure
 // outside: a fixed loop of about 1 s of CPU (calibrated once on this
 // machine) run in the sandbox, alternated with the same program by plain
-// fork+exec, whose CPU time is its rusage (user+system). Iterations: -benchtime
-// Nx (make bench: 20 of each). Reported for both: median, min, max and
-// standard deviation in ms, and the spread (max-min)/median; and the
-// ratio of the two spreads.
+// fork+exec, whose CPU time is its rusage (user+system). Iterations:
+// -benchtime Nx (make bench: 20 of each). Reported for both: median, min,
+// max and standard deviation in ms, and the spread (max-min)/median; and
+// the ratio of the two spreads.
 func BenchmarkTimingNoise(b *testing.B) {
 	sl := testSlot(b)
 	prog := testprog.C(b, "testdata/progs/fixedwork.c")
