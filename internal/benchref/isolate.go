@@ -146,15 +146,31 @@ func (i *Isolate) Command(argv ...string) *exec.Cmd {
 
 // Run runs Command(argv...) with the stdin and stdout given; a non-zero
 // exit of isolate is an error that includes what isolate said.
+//
+// isolate 1.10's keeper sometimes fails a run that went well with "Error
+// parsing /proc/N/task/N/children: unexpected children found" (it reads
+// the list while the kernel changes it); such a run is retried once, from
+// the start of stdin when stdin can seek.
 func (i *Isolate) Run(stdin io.Reader, stdout io.Writer, argv ...string) error {
-	cmd := i.Command(argv...)
-	cmd.Stdin, cmd.Stdout = stdin, stdout
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("isolate --run %s: %w: %s", strings.Join(argv, " "), err, strings.TrimSpace(stderr.String()))
+	var err error
+	for try := 0; try < 2; try++ {
+		var out, stderr bytes.Buffer
+		cmd := i.Command(argv...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &out, &stderr
+		if err = cmd.Run(); err == nil {
+			_, err = stdout.Write(out.Bytes())
+			return err
+		}
+		err = fmt.Errorf("isolate --run %s: %w: %s", strings.Join(argv, " "), err, strings.TrimSpace(stderr.String()))
+		s, ok := stdin.(io.Seeker)
+		if !strings.Contains(stderr.String(), "unexpected children found") || !ok {
+			return err
+		}
+		if _, serr := s.Seek(0, io.SeekStart); serr != nil {
+			return err
+		}
 	}
-	return nil
+	return err
 }
 
 func stderrOf(err error) string {
