@@ -14,8 +14,11 @@ export CGO_ENABLED ?= 1
 # worktree or under GOFLAGS=-buildvcs=false; COMMIT covers those.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+# bin/docket-exec is `docket exec` alone, a binary that starts faster
+# (internal/execcli; docs/sandbox.md).
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/docket
+	$(GO) build -o bin/docket-exec ./cmd/docket-exec
 
 # System packages the tests need (Debian names): the C toolchain for the
 # sandbox tests, and the language catalog's toolchains for the judging
