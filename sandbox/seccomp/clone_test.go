@@ -220,8 +220,10 @@ func TestCloneRuleLeavesTheRest(t *testing.T) {
 	}
 }
 
-// Each conditional rule is alone in its filter, with DefaultAction Allow:
-// the form that is immune to go-seccomp-bpf v1.6.0's accumulator bug.
+// Each conditional rule of Policies is alone in its filter, with
+// DefaultAction Allow: the form that is immune to go-seccomp-bpf v1.6.0's
+// accumulator bug, in which AssembleStacked (the reference for the merged
+// program) assembles them.
 func TestConditionalRulesStandAlone(t *testing.T) {
 	for _, opts := range allOptions() {
 		for i, p := range Policies(opts)[1:] {
@@ -231,6 +233,49 @@ func TestConditionalRulesStandAlone(t *testing.T) {
 			}
 			if len(p.Syscalls) != 1 || len(p.Syscalls[0].Names) != 0 || len(p.Syscalls[0].NamesWithCondtions) != 1 {
 				t.Errorf("%s: not a single conditional rule: %+v", name, p.Syscalls)
+			}
+		}
+	}
+}
+
+// The single program Assemble makes decides every call as the three
+// filters it replaces, stacked as the kernel stacks them: every system
+// call number of x86_64 and i386 (and x32's), clone with each flag alone,
+// the runtimes' flag sets, and random flags.
+func TestMergedSameVerdicts(t *testing.T) {
+	rng := rand.New(rand.NewSource(14))
+	args := []uint64{0, forkFlags, pthreadFlags, goThreadFlags, spawnFlags, goExecFlags, 0xffffffff_ffffffff}
+	for bit := 0; bit < 64; bit++ {
+		args = append(args, 1<<bit, uint64(1)<<bit|forkFlags, uint64(1)<<bit|pthreadFlags)
+	}
+	for i := 0; i < 200; i++ {
+		args = append(args, rng.Uint64(), rng.Uint64()&0xffffffff, rng.Uint64()&CloneAllowed)
+	}
+	for _, opts := range allOptions() {
+		merged, err := Assemble(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stacked, err := AssembleStacked(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(merged) != 1 || len(stacked) < 2 {
+			t.Fatalf("%+v: %d merged programs, %d stacked", opts, len(merged), len(stacked))
+		}
+		for _, arch := range []uint32{auditX86_64, auditI386, 0} {
+			for nr := uint32(0); nr < 520; nr++ {
+				for _, n := range []uint32{nr, 0x40000000 | nr} {
+					check := []uint64{0, 0xffffffff_ffffffff}
+					if nr == nrClone || nr == i386Clone {
+						check = args
+					}
+					for _, a := range check {
+						if m, s := stackVerdict(t, merged, arch, n, a), stackVerdict(t, stacked, arch, n, a); m != s {
+							t.Fatalf("%+v arch %#x nr %#x arg %#x: merged %#x, stacked %#x", opts, arch, n, a, m, s)
+						}
+					}
+				}
 			}
 		}
 	}

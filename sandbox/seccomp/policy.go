@@ -16,9 +16,13 @@
 //   - v1.6.0 corrupts its accumulator after a conditional rule whose
 //     argument test fails, so a filter may hold at most one conditional
 //     group, as its last group, with DefaultAction Allow. Conditional rules
-//     (clone's flags, clone without CLONE_THREAD) get their own filters,
-//     stacked on the base; the kernel applies the most restrictive verdict
-//     of all filters.
+//     (clone's flags, clone without CLONE_THREAD) get their own policies,
+//     which AssembleStacked assembles as filters stacked on the base; the
+//     kernel would apply the most restrictive verdict of all filters.
+//
+// What a run loads is one program (Assemble): the compacted base behind a
+// hand-written clone check (clonecheck.go) that the tests hold to the
+// stacked filters' verdicts.
 package seccomp
 
 import (
@@ -127,26 +131,54 @@ func Build(opts Options) (Programs, error) {
 	return progs, nil
 }
 
-// Assemble turns the filters for opts (Policies) into raw BPF.
+// Assemble turns the filters for opts into raw BPF: one program, the
+// base allowlist (Policies' first filter) compacted, with the clone rules
+// in front (withCloneCheck).
 func Assemble(opts Options) (Programs, error) {
+	raw, err := assembleRaw(Policies(opts)[0])
+	if err != nil {
+		return nil, err
+	}
+	raw, ok := compact(raw) // the same verdicts, far cheaper to install
+	if !ok {
+		return nil, fmt.Errorf("seccomp: the base filter does not compact")
+	}
+	return Programs{toProgram(withCloneCheck(raw, opts.SingleProcess))}, nil
+}
+
+// AssembleStacked assembles each of Policies' filters on its own, as a
+// stack of programs: what the single program of Assemble must decide
+// alike (its tests).
+func AssembleStacked(opts Options) (Programs, error) {
 	var progs Programs
 	for _, pol := range Policies(opts) {
-		insts, err := pol.Assemble()
+		raw, err := assembleRaw(pol)
 		if err != nil {
-			return nil, fmt.Errorf("seccomp: assemble: %w", err)
+			return nil, err
 		}
-		raw, err := bpf.Assemble(insts)
-		if err != nil {
-			return nil, fmt.Errorf("seccomp: assemble bpf: %w", err)
-		}
-		raw, _ = compact(raw) // the same verdicts, far cheaper to install
-		prog := make(load.Program, len(raw))
-		for i, ins := range raw {
-			prog[i] = unix.SockFilter{Code: ins.Op, Jt: ins.Jt, Jf: ins.Jf, K: ins.K}
-		}
-		progs = append(progs, prog)
+		progs = append(progs, toProgram(raw))
 	}
 	return progs, nil
+}
+
+func assembleRaw(pol libseccomp.Policy) ([]bpf.RawInstruction, error) {
+	insts, err := pol.Assemble()
+	if err != nil {
+		return nil, fmt.Errorf("seccomp: assemble: %w", err)
+	}
+	raw, err := bpf.Assemble(insts)
+	if err != nil {
+		return nil, fmt.Errorf("seccomp: assemble bpf: %w", err)
+	}
+	return raw, nil
+}
+
+func toProgram(raw []bpf.RawInstruction) load.Program {
+	prog := make(load.Program, len(raw))
+	for i, ins := range raw {
+		prog[i] = unix.SockFilter{Code: ins.Op, Jt: ins.Jt, Jf: ins.Jf, K: ins.K}
+	}
+	return prog
 }
 
 func errno(e syscall.Errno) libseccomp.Action { return libseccomp.ActionErrno | libseccomp.Action(e) }

@@ -15,14 +15,18 @@ func TestPoliciesAssemble(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%+v: %v", opts, err)
 			}
-			// Each clone flag rule lives in its own filter: the allowlist
-			// of flags always, no fork in a single-process run.
+			// One program: the clone rules (the allowlist of flags
+			// always, no fork in a single-process run) in front of the
+			// base, each a filter of its own in Policies.
+			if len(progs) != 1 {
+				t.Errorf("%+v: %d filters, want 1", opts, len(progs))
+			}
 			want := 2
 			if single {
 				want = 3
 			}
-			if len(progs) != want {
-				t.Errorf("%+v: %d filters, want %d", opts, len(progs), want)
+			if n := len(Policies(opts)); n != want {
+				t.Errorf("%+v: %d policies, want %d", opts, n, want)
 			}
 			again, _ := Build(opts)
 			if &again[0][0] != &progs[0][0] {

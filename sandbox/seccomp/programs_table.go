@@ -6,6 +6,16 @@ import "github.com/docketjudge/docket/sandbox/seccomp/load"
 
 var filter0 = load.Program{
 	{Code: 0x20, Jt: 0, Jf: 0, K: 0x4},
+	{Code: 0x15, Jt: 0, Jf: 8, K: 0xc000003e},
+	{Code: 0x20, Jt: 0, Jf: 0, K: 0x0},
+	{Code: 0x15, Jt: 0, Jf: 6, K: 0x38},
+	{Code: 0x20, Jt: 0, Jf: 0, K: 0x14},
+	{Code: 0x45, Jt: 3, Jf: 0, K: 0xffffffff},
+	{Code: 0x20, Jt: 0, Jf: 0, K: 0x10},
+	{Code: 0x45, Jt: 1, Jf: 0, K: 0xfec2a000},
+	{Code: 0x5, Jt: 0, Jf: 0, K: 0x1},
+	{Code: 0x6, Jt: 0, Jf: 0, K: 0x50001},
+	{Code: 0x20, Jt: 0, Jf: 0, K: 0x4},
 	{Code: 0x35, Jt: 1, Jf: 0, K: 0xc000003e},
 	{Code: 0x6, Jt: 0, Jf: 0, K: 0x80000000},
 	{Code: 0x35, Jt: 116, Jf: 0, K: 0xc000003f},
@@ -130,20 +140,15 @@ var filter0 = load.Program{
 
 var filter1 = load.Program{
 	{Code: 0x20, Jt: 0, Jf: 0, K: 0x4},
-	{Code: 0x15, Jt: 0, Jf: 9, K: 0xc000003e},
+	{Code: 0x15, Jt: 0, Jf: 8, K: 0xc000003e},
 	{Code: 0x20, Jt: 0, Jf: 0, K: 0x0},
-	{Code: 0x35, Jt: 0, Jf: 1, K: 0x40000000},
-	{Code: 0x6, Jt: 0, Jf: 0, K: 0x50026},
-	{Code: 0x15, Jt: 0, Jf: 5, K: 0x38},
+	{Code: 0x15, Jt: 0, Jf: 6, K: 0x38},
 	{Code: 0x20, Jt: 0, Jf: 0, K: 0x14},
-	{Code: 0x45, Jt: 2, Jf: 0, K: 0xffffffff},
+	{Code: 0x45, Jt: 3, Jf: 0, K: 0xffffffff},
 	{Code: 0x20, Jt: 0, Jf: 0, K: 0x10},
-	{Code: 0x45, Jt: 0, Jf: 1, K: 0xfec2a000},
+	{Code: 0x45, Jt: 1, Jf: 0, K: 0xfec2a000},
+	{Code: 0x5, Jt: 0, Jf: 0, K: 0x1},
 	{Code: 0x6, Jt: 0, Jf: 0, K: 0x50001},
-	{Code: 0x6, Jt: 0, Jf: 0, K: 0x7fff0000},
-}
-
-var filter2 = load.Program{
 	{Code: 0x20, Jt: 0, Jf: 0, K: 0x4},
 	{Code: 0x35, Jt: 1, Jf: 0, K: 0xc000003e},
 	{Code: 0x6, Jt: 0, Jf: 0, K: 0x80000000},
@@ -271,7 +276,17 @@ var filter2 = load.Program{
 	{Code: 0x6, Jt: 0, Jf: 0, K: 0x80000000},
 }
 
-var filter3 = load.Program{
+var filter2 = load.Program{
+	{Code: 0x20, Jt: 0, Jf: 0, K: 0x4},
+	{Code: 0x15, Jt: 0, Jf: 8, K: 0xc000003e},
+	{Code: 0x20, Jt: 0, Jf: 0, K: 0x0},
+	{Code: 0x15, Jt: 0, Jf: 6, K: 0x38},
+	{Code: 0x20, Jt: 0, Jf: 0, K: 0x14},
+	{Code: 0x45, Jt: 3, Jf: 0, K: 0xffffffff},
+	{Code: 0x20, Jt: 0, Jf: 0, K: 0x10},
+	{Code: 0x45, Jt: 1, Jf: 0, K: 0xfec2a000},
+	{Code: 0x45, Jt: 1, Jf: 0, K: 0x10000},
+	{Code: 0x6, Jt: 0, Jf: 0, K: 0x50001},
 	{Code: 0x20, Jt: 0, Jf: 0, K: 0x4},
 	{Code: 0x35, Jt: 1, Jf: 0, K: 0xc000003e},
 	{Code: 0x6, Jt: 0, Jf: 0, K: 0x80000000},
@@ -399,22 +414,17 @@ var filter3 = load.Program{
 	{Code: 0x6, Jt: 0, Jf: 0, K: 0x80000000},
 }
 
-var filter4 = load.Program{
+var filter3 = load.Program{
 	{Code: 0x20, Jt: 0, Jf: 0, K: 0x4},
-	{Code: 0x15, Jt: 0, Jf: 9, K: 0xc000003e},
+	{Code: 0x15, Jt: 0, Jf: 8, K: 0xc000003e},
 	{Code: 0x20, Jt: 0, Jf: 0, K: 0x0},
-	{Code: 0x35, Jt: 0, Jf: 1, K: 0x40000000},
-	{Code: 0x6, Jt: 0, Jf: 0, K: 0x50026},
-	{Code: 0x15, Jt: 0, Jf: 5, K: 0x38},
+	{Code: 0x15, Jt: 0, Jf: 6, K: 0x38},
 	{Code: 0x20, Jt: 0, Jf: 0, K: 0x14},
-	{Code: 0x45, Jt: 3, Jf: 0, K: 0x0},
+	{Code: 0x45, Jt: 3, Jf: 0, K: 0xffffffff},
 	{Code: 0x20, Jt: 0, Jf: 0, K: 0x10},
+	{Code: 0x45, Jt: 1, Jf: 0, K: 0xfec2a000},
 	{Code: 0x45, Jt: 1, Jf: 0, K: 0x10000},
 	{Code: 0x6, Jt: 0, Jf: 0, K: 0x50001},
-	{Code: 0x6, Jt: 0, Jf: 0, K: 0x7fff0000},
-}
-
-var filter5 = load.Program{
 	{Code: 0x20, Jt: 0, Jf: 0, K: 0x4},
 	{Code: 0x35, Jt: 1, Jf: 0, K: 0xc000003e},
 	{Code: 0x6, Jt: 0, Jf: 0, K: 0x80000000},
@@ -548,8 +558,8 @@ var filter5 = load.Program{
 
 // assembled are Assemble's filters for every Options (Build).
 var assembled = map[Options]Programs{
-	{SingleProcess: false, NoNetwork: false}: {filter0, filter1},
-	{SingleProcess: false, NoNetwork: true}:  {filter2, filter1},
-	{SingleProcess: true, NoNetwork: false}:  {filter3, filter1, filter4},
-	{SingleProcess: true, NoNetwork: true}:   {filter5, filter1, filter4},
+	{SingleProcess: false, NoNetwork: false}: {filter0},
+	{SingleProcess: false, NoNetwork: true}:  {filter1},
+	{SingleProcess: true, NoNetwork: false}:  {filter2},
+	{SingleProcess: true, NoNetwork: true}:   {filter3},
 }
