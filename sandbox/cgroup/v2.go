@@ -324,18 +324,32 @@ func (g *v2Group) keep(spec Spec, unknown bool) error {
 }
 
 // openPeak opens memory.peak for the resets a write to it makes, which
-// Linux has since 6.12. Before, the file is read-only: the open fails
-// (EACCES, even for root), and a group cannot be reused, its peak being
-// that of every run since its creation.
+// Linux has since 6.12 ("resets it to the current memory usage for
+// subsequent reads through the same file descriptor"). Before, the file
+// is read-only: the open fails (EACCES) or, for root, the first write
+// (EINVAL), and a group cannot be reused, its peak being that of every
+// run since its creation.
 func openPeak(path string) (int, error) {
 	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CLOEXEC, 0)
-	if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) || errors.Is(err, unix.EINVAL) {
+	if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
 		return -1, fmt.Errorf("%w: %s cannot be reset (Linux 6.12+): %v", ErrNotReusable, path, err)
 	}
 	if err != nil {
 		return -1, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
+	if err := resetPeak(fd, path); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
 	return fd, nil
+}
+
+// resetPeak resets the peak that reads through fd see.
+func resetPeak(fd int, path string) error {
+	if _, err := unix.Pwrite(fd, []byte("reset\n"), 0); err != nil {
+		return fmt.Errorf("%w: %s cannot be reset (Linux 6.12+): %v", ErrNotReusable, path, err)
+	}
+	return nil
 }
 
 func (g *v2Group) Reset(spec Spec) error {
@@ -384,9 +398,8 @@ func (g *v2Group) rebase() error {
 	if !g.hasMem {
 		return nil
 	}
-	if _, err := unix.Pwrite(g.peak, []byte("reset\n"), 0); err != nil {
-		// The file opened for writing but refuses the reset.
-		return fmt.Errorf("%w: reset %s/memory.peak: %v", ErrNotReusable, g.dir, err)
+	if err := resetPeak(g.peak, filepath.Join(g.dir, "memory.peak")); err != nil {
+		return err
 	}
 	g.base.oomKills, _, err = readKey(filepath.Join(g.dir, "memory.events"), "oom_kill")
 	return err
