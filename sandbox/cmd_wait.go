@@ -210,13 +210,17 @@ func (s *runState) sweep() {
 	}
 }
 
-// cleanup removes the cgroup and the temporary box.
+// cleanup gives the slot's kept cgroup back (or removes the run's own)
+// and removes the temporary box.
 func (s *runState) cleanup() error {
 	var errs []string
 	for _, cl := range s.closers {
 		cl.Close()
 	}
 	s.closers = nil
+	if s.group != nil && s.giveBack() {
+		s.group = nil
+	}
 	if s.group != nil {
 		var err error
 		for i := 0; i < 100; i++ {
