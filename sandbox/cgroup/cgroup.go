@@ -246,8 +246,8 @@ func ownPaths() (map[string]string, error) {
 }
 
 // readUint reads a file holding one decimal number.
-func readUint(path string) (uint64, error) {
-	b, err := readControl(path)
+func (c *ctl) readUint(path string) (uint64, error) {
+	b, err := c.read(path)
 	if err != nil {
 		return 0, err
 	}
@@ -264,8 +264,8 @@ func parseUint(b []byte) (uint64, error) {
 }
 
 // readKey finds "key value" in a flat keyed file (cpu.stat, memory.events, oom_control).
-func readKey(path, key string) (uint64, bool, error) {
-	b, err := readControl(path)
+func (c *ctl) readKey(path, key string) (uint64, bool, error) {
+	b, err := c.read(path)
 	if err != nil {
 		return 0, false, err
 	}
@@ -280,8 +280,8 @@ func readKey(path, key string) (uint64, bool, error) {
 }
 
 // readKeys parses a whole flat keyed file ("key value" lines).
-func readKeys(path string) (map[string]uint64, error) {
-	b, err := readControl(path)
+func (c *ctl) readKeys(path string) (map[string]uint64, error) {
+	b, err := c.read(path)
 	if err != nil {
 		return nil, err
 	}
@@ -348,8 +348,8 @@ func writeFile(path, value string) error {
 }
 
 // readProcs parses a cgroup.procs file.
-func readProcs(path string) ([]int, error) {
-	b, err := readControl(path)
+func (c *ctl) readProcs(path string) ([]int, error) {
+	b, err := c.read(path)
 	if err != nil {
 		return nil, err
 	}

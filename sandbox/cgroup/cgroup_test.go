@@ -20,7 +20,7 @@ import (
 
 func TestMain(m *testing.M) { testguard.Main(m) }
 
-func needRoot(t *testing.T) {
+func needRoot(t testing.TB) {
 	if os.Geteuid() != 0 {
 		t.Skipf("creating cgroups needs root here (uid %d)", os.Geteuid())
 	}

@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -175,6 +176,10 @@ type v1Group struct {
 	cpusetMade bool
 	spec       Spec // the limits in force
 	base       v1Base
+	ctl        *ctl // a kept group's files held open
+	// empty: Procs found no process and none was added since, so none
+	// can be there (Reset needs not read the lists again).
+	empty atomic.Bool
 }
 
 // v1Base are the counters a kept group cannot reset, as they were at the
@@ -266,12 +271,13 @@ func (g *v1Group) pin(cpus string) error {
 
 // AddProc writes the pid into each controller's cgroup.procs.
 func (g *v1Group) AddProc(pid int) error {
+	g.empty.Store(false)
 	p := strconv.Itoa(pid)
 	for _, d := range g.order {
 		if d == g.cpuset && g.dirs[Cpuset] == "" {
 			continue // a kept group's cpuset, not for this unpinned run
 		}
-		if err := writeFile(filepath.Join(d, "cgroup.procs"), p); err != nil {
+		if err := g.ctl.write(filepath.Join(d, "cgroup.procs"), p); err != nil {
 			return fmt.Errorf("cgroup v1: add %d to %s: %w", pid, d, err)
 		}
 	}
@@ -283,19 +289,19 @@ func (g *v1Group) CPUUsage() (time.Duration, error) {
 	if !ok {
 		return 0, fmt.Errorf("cgroup v1: no cpuacct controller")
 	}
-	ns, err := readUint(filepath.Join(d, "cpuacct.usage"))
+	ns, err := g.ctl.readUint(filepath.Join(d, "cpuacct.usage"))
 	return time.Duration(ns), err
 }
 
 func (g *v1Group) Stats() (Stats, error) {
 	var st Stats
 	if d, ok := g.dirs[CPU]; ok {
-		ns, err := readUint(filepath.Join(d, "cpuacct.usage"))
+		ns, err := g.ctl.readUint(filepath.Join(d, "cpuacct.usage"))
 		if err != nil {
 			return st, err
 		}
 		st.CPU = time.Duration(ns)
-		keys, _ := readKeys(filepath.Join(d, "cpuacct.stat"))
+		keys, _ := g.ctl.readKeys(filepath.Join(d, "cpuacct.stat"))
 		u, s := since(keys["user"], g.base.user), since(keys["system"], g.base.system)
 		// cpuacct.stat is in ticks; split the exact total in the same ratio.
 		if u+s > 0 {
@@ -306,12 +312,12 @@ func (g *v1Group) Stats() (Stats, error) {
 		}
 	}
 	if d, ok := g.dirs[Memory]; ok {
-		peak, err := readUint(filepath.Join(d, "memory.max_usage_in_bytes"))
+		peak, err := g.ctl.readUint(filepath.Join(d, "memory.max_usage_in_bytes"))
 		if err != nil {
 			return st, err
 		}
 		st.MemoryPeak = int64(peak)
-		oom, _, _ := readKey(filepath.Join(d, "memory.oom_control"), "oom_kill")
+		oom, _, _ := g.ctl.readKey(filepath.Join(d, "memory.oom_control"), "oom_kill")
 		st.OOMKills = since(oom, g.base.oomKills)
 	}
 	return st, nil
@@ -330,7 +336,7 @@ func (g *v1Group) Procs() ([]int, error) {
 	seen := map[int]bool{}
 	var out []int
 	for _, d := range g.order {
-		pids, err := readProcs(filepath.Join(d, "cgroup.procs"))
+		pids, err := g.ctl.readProcs(filepath.Join(d, "cgroup.procs"))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
@@ -341,6 +347,7 @@ func (g *v1Group) Procs() ([]int, error) {
 			}
 		}
 	}
+	g.empty.Store(len(out) == 0)
 	return out, nil
 }
 
@@ -357,7 +364,32 @@ func (g *v1Group) Delete() error {
 	if len(errs) > 0 {
 		return fmt.Errorf("cgroup v1: remove: %w", errors.Join(errs...))
 	}
+	g.ctl.close()
 	return nil
+}
+
+// hold opens the files read or written around every run of a kept group.
+func (g *v1Group) hold() error {
+	g.ctl = &ctl{}
+	// cgroup.procs is written through a held descriptor, but read anew:
+	// v1 serves a second read of one open file from the process list it
+	// made for the first (kept a second), a stale one.
+	var rd, wr []string
+	for _, d := range g.order {
+		wr = append(wr, filepath.Join(d, "cgroup.procs"))
+	}
+	if d, ok := g.dirs[Memory]; ok {
+		rd = append(rd, filepath.Join(d, "memory.usage_in_bytes"), filepath.Join(d, "memory.max_usage_in_bytes"), filepath.Join(d, "memory.oom_control"))
+		wr = append(wr, filepath.Join(d, "memory.max_usage_in_bytes"))
+	}
+	if d, ok := g.dirs[CPU]; ok {
+		rd = append(rd, filepath.Join(d, "cpuacct.usage"), filepath.Join(d, "cpuacct.stat"))
+		wr = append(wr, filepath.Join(d, "cpuacct.usage"))
+	}
+	if err := g.ctl.hold(rd, false); err != nil {
+		return err
+	}
+	return g.ctl.hold(wr, true)
 }
 
 // Keep creates or takes over the group, then resets it. A leftover that
@@ -373,7 +405,7 @@ func (m *v1Manager) Keep(name string, spec Spec) (Kept, error) {
 			g.order = append(g.order, g.cpuset)
 		}
 	}
-	err = g.reset(spec, existed)
+	err = g.keep(spec, existed)
 	if errors.Is(err, ErrNotReusable) && existed {
 		if err := g.Delete(); err != nil {
 			return nil, err
@@ -381,13 +413,20 @@ func (m *v1Manager) Keep(name string, spec Spec) (Kept, error) {
 		if g, _, err = m.create(name, spec); err != nil {
 			return nil, err
 		}
-		err = g.reset(spec, false)
+		err = g.keep(spec, false)
 	}
 	if err != nil {
 		g.Delete()
 		return nil, err
 	}
 	return g, nil
+}
+
+func (g *v1Group) keep(spec Spec, unknown bool) error {
+	if err := g.hold(); err != nil {
+		return err
+	}
+	return g.reset(spec, unknown)
 }
 
 func (g *v1Group) Reset(spec Spec) error { return g.reset(spec, false) }
@@ -400,14 +439,12 @@ func (g *v1Group) reset(spec Spec, unknown bool) error {
 	if spec.CPUs != "" && !g.m.avail.Usable(Cpuset) {
 		return fmt.Errorf("cgroup: CPU pinning requested but %s", g.m.avail[Cpuset])
 	}
-	if pids, err := g.Procs(); err != nil {
+	if err := checkEmpty(g); err != nil {
 		return err
-	} else if len(pids) > 0 {
-		return fmt.Errorf("%w: %v", ErrNotEmpty, pids)
 	}
 	mem, hasMem := g.dirs[Memory]
 	if hasMem {
-		used, err := readUint(filepath.Join(mem, "memory.usage_in_bytes"))
+		used, err := g.ctl.readUint(filepath.Join(mem, "memory.usage_in_bytes"))
 		if err != nil {
 			return err
 		}
@@ -425,20 +462,20 @@ func (g *v1Group) reset(spec Spec, unknown bool) error {
 // rebase zeroes what can be zeroed and notes the baselines of the rest.
 func (g *v1Group) rebase(mem string, hasMem bool) error {
 	if hasMem {
-		if err := writeFile(filepath.Join(mem, "memory.max_usage_in_bytes"), "0"); err != nil {
+		if err := g.ctl.write(filepath.Join(mem, "memory.max_usage_in_bytes"), "0"); err != nil {
 			return err
 		}
-		oom, _, err := readKey(filepath.Join(mem, "memory.oom_control"), "oom_kill")
+		oom, _, err := g.ctl.readKey(filepath.Join(mem, "memory.oom_control"), "oom_kill")
 		if err != nil {
 			return err
 		}
 		g.base.oomKills = oom
 	}
 	if d, ok := g.dirs[CPU]; ok {
-		if err := writeFile(filepath.Join(d, "cpuacct.usage"), "0"); err != nil {
+		if err := g.ctl.write(filepath.Join(d, "cpuacct.usage"), "0"); err != nil {
 			return err
 		}
-		keys, err := readKeys(filepath.Join(d, "cpuacct.stat"))
+		keys, err := g.ctl.readKeys(filepath.Join(d, "cpuacct.stat"))
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -181,6 +182,9 @@ type v2Group struct {
 	// 6.12+) counts only for reads through the descriptor that wrote it.
 	peak int
 	base v2Base
+	ctl  *ctl // a kept group's files held open
+	// empty: Procs found no process and none was added since.
+	empty atomic.Bool
 }
 
 // v2Base are the counters of a kept group at its last Reset: none of
@@ -224,20 +228,21 @@ func (g *v2Group) apply(spec, prev Spec, force bool) error {
 }
 
 func (g *v2Group) AddProc(pid int) error {
-	if err := writeFile(filepath.Join(g.dir, "cgroup.procs"), strconv.Itoa(pid)); err != nil {
+	g.empty.Store(false)
+	if err := g.ctl.write(filepath.Join(g.dir, "cgroup.procs"), strconv.Itoa(pid)); err != nil {
 		return fmt.Errorf("cgroup v2: add %d to %s: %w", pid, g.dir, err)
 	}
 	return nil
 }
 
 func (g *v2Group) CPUUsage() (time.Duration, error) {
-	us, _, err := readKey(filepath.Join(g.dir, "cpu.stat"), "usage_usec")
+	us, _, err := g.ctl.readKey(filepath.Join(g.dir, "cpu.stat"), "usage_usec")
 	return time.Duration(since(us, g.base.usage)) * time.Microsecond, err
 }
 
 func (g *v2Group) Stats() (Stats, error) {
 	var st Stats
-	keys, err := readKeys(filepath.Join(g.dir, "cpu.stat"))
+	keys, err := g.ctl.readKeys(filepath.Join(g.dir, "cpu.stat"))
 	if err != nil {
 		return st, err
 	}
@@ -251,7 +256,7 @@ func (g *v2Group) Stats() (Stats, error) {
 			return st, fmt.Errorf("cgroup v2: memory.peak (kernel 5.19+): %w", err)
 		}
 		st.MemoryPeak = int64(peak)
-		oom, _, _ := readKey(filepath.Join(g.dir, "memory.events"), "oom_kill")
+		oom, _, _ := g.ctl.readKey(filepath.Join(g.dir, "memory.events"), "oom_kill")
 		st.OOMKills = since(oom, g.base.oomKills)
 	}
 	return st, nil
@@ -261,7 +266,7 @@ func (g *v2Group) Stats() (Stats, error) {
 // counts only for it, else from the file.
 func (g *v2Group) readPeak() (uint64, error) {
 	if g.peak < 0 {
-		return readUint(filepath.Join(g.dir, "memory.peak"))
+		return g.ctl.readUint(filepath.Join(g.dir, "memory.peak"))
 	}
 	var buf [32]byte
 	n, err := unix.Pread(g.peak, buf[:], 0)
@@ -271,7 +276,9 @@ func (g *v2Group) readPeak() (uint64, error) {
 	return parseUint(buf[:n])
 }
 
-func (g *v2Group) Procs() ([]int, error) { return readProcs(filepath.Join(g.dir, "cgroup.procs")) }
+func (g *v2Group) Procs() ([]int, error) {
+	return g.ctl.readProcs(filepath.Join(g.dir, "cgroup.procs"))
+}
 
 // Delete removes the group; rmdir fails with EBUSY while a process
 // remains. A group already gone is fine.
@@ -283,6 +290,7 @@ func (g *v2Group) Delete() error {
 		unix.Close(g.peak)
 		g.peak = -1
 	}
+	g.ctl.close()
 	return nil
 }
 
@@ -313,6 +321,18 @@ func (m *v2Manager) Keep(name string, spec Spec) (Kept, error) {
 }
 
 func (g *v2Group) keep(spec Spec, unknown bool) error {
+	g.ctl = &ctl{}
+	procs := filepath.Join(g.dir, "cgroup.procs") // written, read anew as on v1
+	rd := []string{filepath.Join(g.dir, "cpu.stat")}
+	if g.hasMem {
+		rd = append(rd, filepath.Join(g.dir, "memory.current"), filepath.Join(g.dir, "memory.events"))
+	}
+	if err := g.ctl.hold(rd, false); err != nil {
+		return err
+	}
+	if err := g.ctl.hold([]string{procs}, true); err != nil {
+		return err
+	}
 	if g.hasMem {
 		fd, err := openPeak(filepath.Join(g.dir, "memory.peak"))
 		if err != nil {
@@ -367,13 +387,11 @@ func (g *v2Group) reset(spec Spec, unknown bool) error {
 	if spec.CPUs != "" && !g.m.avail.Usable(Cpuset) {
 		return fmt.Errorf("cgroup: CPU pinning requested but %s", g.m.avail[Cpuset])
 	}
-	if pids, err := g.Procs(); err != nil {
+	if err := checkEmpty(g); err != nil {
 		return err
-	} else if len(pids) > 0 {
-		return fmt.Errorf("%w: %v", ErrNotEmpty, pids)
 	}
 	if g.hasMem {
-		used, err := readUint(filepath.Join(g.dir, "memory.current"))
+		used, err := g.ctl.readUint(filepath.Join(g.dir, "memory.current"))
 		if err != nil {
 			return err
 		}
@@ -390,7 +408,7 @@ func (g *v2Group) reset(spec Spec, unknown bool) error {
 
 // rebase resets the peak and notes the baselines of the counters.
 func (g *v2Group) rebase() error {
-	keys, err := readKeys(filepath.Join(g.dir, "cpu.stat"))
+	keys, err := g.ctl.readKeys(filepath.Join(g.dir, "cpu.stat"))
 	if err != nil {
 		return err
 	}
@@ -401,6 +419,6 @@ func (g *v2Group) rebase() error {
 	if err := resetPeak(g.peak, filepath.Join(g.dir, "memory.peak")); err != nil {
 		return err
 	}
-	g.base.oomKills, _, err = readKey(filepath.Join(g.dir, "memory.events"), "oom_kill")
+	g.base.oomKills, _, err = g.ctl.readKey(filepath.Join(g.dir, "memory.events"), "oom_kill")
 	return err
 }
