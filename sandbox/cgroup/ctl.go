@@ -1,6 +1,7 @@
 package cgroup
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 
@@ -58,6 +59,11 @@ func (c *ctl) read(path string) ([]byte, error) {
 	if !ok {
 		return readControl(path)
 	}
+	return readFD(fd, path)
+}
+
+// readFD reads a file from offset 0 to its end.
+func readFD(fd int, path string) ([]byte, error) {
 	buf := make([]byte, 0, 512)
 	for {
 		if len(buf) == cap(buf) {
@@ -126,4 +132,36 @@ func checkEmpty(g emptyGroup) error {
 		return fmt.Errorf("%w: %v", ErrNotEmpty, pids)
 	}
 	return nil
+}
+
+// keepable is a group Keep can ready for its runs.
+type keepable interface {
+	Kept
+	keep(spec Spec, unknown bool) error
+}
+
+// keepNamed makes or takes over a kept group: create makes its
+// directories (existed: a leftover's, of unknown limits and counters),
+// keep readies it. A leftover that cannot count afresh is removed and
+// made anew under its name.
+func keepNamed(create func() (keepable, bool, error), spec Spec) (Kept, error) {
+	g, existed, err := create()
+	if err != nil {
+		return nil, err
+	}
+	err = g.keep(spec, existed)
+	if errors.Is(err, ErrNotReusable) && existed {
+		if err := g.Delete(); err != nil {
+			return nil, err
+		}
+		if g, _, err = create(); err != nil {
+			return nil, err
+		}
+		err = g.keep(spec, false)
+	}
+	if err != nil {
+		g.Delete()
+		return nil, err
+	}
+	return g, nil
 }

@@ -392,34 +392,18 @@ func (g *v1Group) hold() error {
 	return g.ctl.hold(wr, true)
 }
 
-// Keep creates or takes over the group, then resets it. A leftover that
-// cannot count afresh is replaced by a new one.
+// Keep creates or takes over the group, then resets it.
 func (m *v1Manager) Keep(name string, spec Spec) (Kept, error) {
-	g, existed, err := m.create(name, spec)
-	if err != nil {
-		return nil, err
-	}
-	if g.cpuset != "" {
-		if _, err := os.Stat(g.cpuset); err == nil { // a leftover's: Delete removes it
-			g.cpusetMade, existed = true, true
-			g.order = append(g.order, g.cpuset)
+	return keepNamed(func() (keepable, bool, error) {
+		g, existed, err := m.create(name, spec)
+		if err == nil && g.cpuset != "" {
+			if _, err := os.Stat(g.cpuset); err == nil { // a leftover's: Delete removes it
+				g.cpusetMade, existed = true, true
+				g.order = append(g.order, g.cpuset)
+			}
 		}
-	}
-	err = g.keep(spec, existed)
-	if errors.Is(err, ErrNotReusable) && existed {
-		if err := g.Delete(); err != nil {
-			return nil, err
-		}
-		if g, _, err = m.create(name, spec); err != nil {
-			return nil, err
-		}
-		err = g.keep(spec, false)
-	}
-	if err != nil {
-		g.Delete()
-		return nil, err
-	}
-	return g, nil
+		return g, existed, err
+	}, spec)
 }
 
 func (g *v1Group) keep(spec Spec, unknown bool) error {

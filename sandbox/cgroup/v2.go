@@ -295,29 +295,9 @@ func (g *v2Group) Delete() error {
 }
 
 // Keep creates or takes over the group, opens its memory.peak for the
-// resets, then resets it. A leftover that cannot count afresh is replaced
-// by a new one.
+// resets, then resets it.
 func (m *v2Manager) Keep(name string, spec Spec) (Kept, error) {
-	g, existed, err := m.create(name, spec)
-	if err != nil {
-		return nil, err
-	}
-	err = g.keep(spec, existed)
-	if errors.Is(err, ErrNotReusable) && existed && g.peak >= 0 {
-		// Left charged by an earlier process: a new group under the name.
-		if err := g.Delete(); err != nil {
-			return nil, err
-		}
-		if g, _, err = m.create(name, spec); err != nil {
-			return nil, err
-		}
-		err = g.keep(spec, false)
-	}
-	if err != nil {
-		g.Delete()
-		return nil, err
-	}
-	return g, nil
+	return keepNamed(func() (keepable, bool, error) { return m.create(name, spec) }, spec)
 }
 
 func (g *v2Group) keep(spec Spec, unknown bool) error {
