@@ -217,7 +217,9 @@ func (g *v2Group) apply(spec, prev Spec, force bool) error {
 		files = append(files, [2]string{"pids.max", limitValue(spec.Pids, "max")})
 	}
 	if g.m.avail.Usable(Cpuset) && (force || spec.CPUs != prev.CPUs) {
-		files = append(files, [2]string{"cpuset.cpus", spec.CPUs}) // "": the parent's
+		// An empty cpuset.cpus is the parent's; a newline, as a write of
+		// nothing may not reach the file at all.
+		files = append(files, [2]string{"cpuset.cpus", spec.CPUs + "\n"})
 	}
 	for _, f := range files {
 		if err := writeFile(filepath.Join(g.dir, f[0]), f[1]); err != nil {
