@@ -96,7 +96,7 @@ type runState struct {
 	tmpBox   string
 	space    *space         // the box and /tmp, with a mount namespace
 	watchers sync.WaitGroup // watchdogs that use state cleanup frees
-	start    time.Time      // the release: the target's start
+	start    time.Time      // the ready byte: the target's start
 	done     chan struct{}  // closed by Wait: the watchdogs end
 	timer    *time.Timer    // the wall-clock watchdog
 	copiers  sync.WaitGroup
@@ -110,6 +110,7 @@ type runState struct {
 	setupErr string
 	// the init protocol (TargetIsChildOfInit): what PID 1 reported
 	records   chan struct{} // closed when the status pipe reached EOF
+	gotStatus chan struct{} // closed when PID 1's TargetStatus arrived
 	targetWS  syscall.WaitStatus
 	targetEnd time.Time
 	hasWS     bool

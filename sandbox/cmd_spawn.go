@@ -8,18 +8,20 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/docketjudge/docket/sandbox/cgroup"
 	"github.com/docketjudge/docket/sandbox/mount"
 	"github.com/docketjudge/docket/sandbox/nsinit"
 	"golang.org/x/sys/unix"
 )
 
-// pipes are a run's descriptors: the request pipe (which also carries the
-// release byte), the status pipe and the child's stdio. child holds the
+// pipes are a run's descriptors: the request pipe, the status pipe, the
+// child's stdio and the cgroup files the target joins. child holds the
 // child's ends, closed once the helper has its copies; docket's ends are
 // among the run's closers.
 type pipes struct {
 	reqR, reqW, statR, statW *os.File
 	stdin, stdout, stderr    *os.File
+	cgroup                   []*os.File // cgroup.JoinFiles, for the target
 	child                    []*os.File
 }
 
@@ -41,6 +43,13 @@ func (c *Cmd) openPipes() (*pipes, error) {
 	if p.stdin, p.stdout, p.stderr, err = c.stdio(&p.child); err != nil {
 		closeAll(p.child)
 		return nil, &SetupError{"stdio", err}
+	}
+	if s.group != nil {
+		if p.cgroup, err = cgroup.JoinFiles(s.group); err != nil {
+			closeAll(p.child)
+			return nil, &SetupError{"cgroup", err}
+		}
+		p.child = append(p.child, p.cgroup...)
 	}
 	return p, nil
 }
@@ -79,7 +88,7 @@ func (c *Cmd) spawn(req *nsinit.Request, binds []mount.Bind, p *pipes) (*nsinit.
 func (c *Cmd) spawnFast(req *nsinit.Request, binds []mount.Bind, p *pipes) (*nsinit.Request, func(), error) {
 	s := c.state
 	proc, refill, err := c.Slot.sb.startFast(binds, c.cloneflags(), c.Network,
-		nsinit.RunFiles{p.reqR, p.statW, p.stdin, p.stdout, p.stderr, s.space.mnt})
+		append(nsinit.RunFiles{p.reqR, p.statW, p.stdin, p.stdout, p.stderr, s.space.mnt}, p.cgroup...))
 	if err != nil || proc == nil {
 		return req, refill, err
 	}
@@ -97,10 +106,11 @@ func (c *Cmd) spawnExec(p *pipes) error {
 	proc.Args = []string{nsinit.Arg0}
 	proc.Env = []string{}
 	proc.Stdin, proc.Stdout, proc.Stderr = p.stdin, p.stdout, p.stderr
-	proc.ExtraFiles = []*os.File{p.reqR, p.statW}
+	var space *os.File // mount.SpaceFD; without a space, fd 5 is closed
 	if s.space != nil {
-		proc.ExtraFiles = append(proc.ExtraFiles, s.space.mnt) // mount.SpaceFD
+		space = s.space.mnt
 	}
+	proc.ExtraFiles = append([]*os.File{p.reqR, p.statW, space}, p.cgroup...) // nsinit.CgroupFD on
 	proc.SysProcAttr = &syscall.SysProcAttr{Cloneflags: flags, Pdeathsig: syscall.SIGKILL, Setpgid: !caps.hasNS("pid")}
 	if !caps.Root && caps.UserNS {
 		proc.SysProcAttr.Cloneflags |= unix.CLONE_NEWUSER
@@ -122,9 +132,11 @@ func (c *Cmd) spawnExec(p *pipes) error {
 	return nil
 }
 
-// handshake sends the request, waits until the helper has applied every
-// layer, moves it into the cgroup and releases it into execve. A failure
-// kills and reaps the helper.
+// handshake sends the request and waits until the helper has applied
+// every layer: it then starts the target at once, which joins the run's
+// cgroup itself (cgroup.JoinFiles), so no round trip separates the
+// helper's setup from the target's start. A failure kills and reaps the
+// helper.
 func (c *Cmd) handshake(req *nsinit.Request, p *pipes) error {
 	s := c.state
 	fail := func(stage string, err error) error {
@@ -143,43 +155,11 @@ func (c *Cmd) handshake(req *nsinit.Request, p *pipes) error {
 	if kind != nsinit.Ready {
 		return fail("helper", errors.New(msg))
 	}
-	c.mark("helper: setup until ready")
-	if s.group != nil {
-		// Moved only now: v1 and v2 charge pages where they were faulted,
-		// so the helper's own memory stays with docket, not the target.
-		if err := s.group.AddProc(s.process.Pid); err != nil {
-			return fail("cgroup add", err)
-		}
-	}
-	c.mark("helper: into the cgroup")
 	s.start = time.Now()
-	if _, err := p.reqW.Write([]byte{1}); err != nil {
-		return fail("release", err)
-	}
-	if err := c.afterRelease(p.statR); err != nil {
-		return fail("exec", err)
-	}
-	return nil
-}
-
-// afterRelease follows the status pipe once the helper is released: with
-// an init (TargetIsChildOfInit), PID 1's records, read until EOF in the
-// background; else the helper's exec failure, if any, or EOF at execve.
-func (c *Cmd) afterRelease(statR *os.File) error {
-	s := c.state
-	if TargetIsChildOfInit {
-		statR.SetReadDeadline(time.Time{})
-		s.records = make(chan struct{})
-		go c.readRecords(statR)
-		return nil
-	}
-	statR.SetReadDeadline(time.Now().Add(10 * time.Second))
-	kind, msg, err := readStatus(statR)
-	if err == nil && kind == nsinit.ExecError {
-		s.setupErr = msg
-	} else if err != nil && !errors.Is(err, io.EOF) {
-		return err
-	}
+	c.mark("helper: setup until ready")
+	p.statR.SetReadDeadline(time.Time{})
+	s.records, s.gotStatus = make(chan struct{}), make(chan struct{})
+	go c.readRecords(p.statR)
 	return nil
 }
 
@@ -203,6 +183,7 @@ func (c *Cmd) readRecords(r io.Reader) {
 			s.targetEnd = time.Now()
 			s.targetWS = syscall.WaitStatus(v)
 			s.hasWS = true
+			close(s.gotStatus)
 			c.ended()
 		default:
 			return
@@ -210,19 +191,20 @@ func (c *Cmd) readRecords(r io.Reader) {
 	}
 }
 
+// readStatus reads the helper's first message: the ready byte alone (the
+// records that follow are readRecords'), or an error kind and its message,
+// read until EOF.
 func readStatus(r io.Reader) (byte, string, error) {
-	b := make([]byte, 4096)
-	n, err := r.Read(b)
-	if n == 0 {
-		if err == nil {
+	var kind [1]byte
+	if _, err := io.ReadFull(r, kind[:]); err != nil {
+		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
 		return 0, "", err
 	}
-	if b[0] != nsinit.Ready {
-		// An error message: read it whole.
-		rest, _ := io.ReadAll(io.LimitReader(r, 64<<10))
-		return b[0], string(b[1:n]) + string(rest), nil
+	if kind[0] == nsinit.Ready {
+		return kind[0], "", nil
 	}
-	return b[0], "", nil
+	rest, _ := io.ReadAll(io.LimitReader(r, 64<<10))
+	return kind[0], string(rest), nil
 }

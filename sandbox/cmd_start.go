@@ -14,8 +14,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Start launches the helper, lets it apply every layer, moves it into the
-// run's cgroup and releases it into execve. The steps, in order:
+// Start launches the helper and lets it apply every layer; the helper then
+// starts the target, which joins the run's cgroup and execs. The steps, in order:
 //
 //  1. begin: check the Cmd, make its run state (this file);
 //  2. prepareBox: the run's own space, or a host directory (this file);
@@ -23,8 +23,8 @@ import (
 //  4. makeGroup: the run's cgroup (this file);
 //  5. openPipes: request, status and stdio (cmd_spawn.go, cmd_stdio.go);
 //  6. spawn: the helper, forked by the zygote or exec'd (cmd_spawn.go);
-//  7. handshake: send the request, wait until the helper is ready, move
-//     it into the cgroup, release it (cmd_spawn.go);
+//  7. handshake: send the request, wait until the helper is ready; the
+//     target then starts at once and joins the cgroup itself (cmd_spawn.go);
 //  8. armWatchdogs: wall clock, CPU, disk, context (cmd_watch.go).
 //
 // A failed step undoes what the earlier ones made (cleanup, cmd_wait.go).
@@ -64,6 +64,7 @@ func (c *Cmd) Start() (err error) {
 	if err != nil {
 		return err
 	}
+	req.CgroupFDs = len(p.cgroup)
 	if err := c.handshake(req, p); err != nil {
 		return err
 	}

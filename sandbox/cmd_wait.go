@@ -15,11 +15,16 @@ import (
 // every trace of the run. The steps, in order: reap the helper (and learn
 // when the target ended), stop the watchdogs, sweep leftovers, collect
 // the output, measure, classify, settle the sandbox's own failures (copy
-// the box back, clean up), and record the run.
+// the box back, clean up), and record the run. A run that ends with its
+// target returns as soon as the target's status is in, and is torn down
+// in the background (teardown.go).
 func (c *Cmd) Wait() (*Result, error) {
 	s := c.state
 	if s == nil || s.process == nil {
 		return nil, errors.New("sandbox: Cmd not started")
+	}
+	if c.endsWithTarget() && c.waitTarget() {
+		return c.waitEarly()
 	}
 	ps, wall, werr := c.reap()
 	c.stopWatchdogs()
@@ -41,7 +46,11 @@ func (c *Cmd) Wait() (*Result, error) {
 	}
 	c.mark("output and measurement")
 	if ps != nil {
-		c.measure(res, ps, st, stErr)
+		ws := ps.Sys().(syscall.WaitStatus)
+		if s.hasWS {
+			ws = s.targetWS // the target's own status, as PID 1 saw it
+		}
+		c.measure(res, ws, ps, st, stErr)
 		s.classify(res, st, s.diskPassed())
 	}
 	s.settle(res, stErr)
@@ -96,14 +105,10 @@ func (c *Cmd) collectOutput(res *Result) {
 	}
 }
 
-// measure fills in how the target ended and what it cost: the cgroup's
-// figures, or without one the rusage of the helper.
-func (c *Cmd) measure(res *Result, ps *os.ProcessState, st cgroup.Stats, stErr error) {
+// measure fills in how the target ended (ws) and what it cost: the
+// cgroup's figures, or without one the rusage of the reaped helper, ps.
+func (c *Cmd) measure(res *Result, ws syscall.WaitStatus, ps *os.ProcessState, st cgroup.Stats, stErr error) {
 	s := c.state
-	ws := ps.Sys().(syscall.WaitStatus)
-	if s.hasWS {
-		ws = s.targetWS // the target's own status, as PID 1 saw it
-	}
 	res.ExitCode = ws.ExitStatus()
 	if ws.Signaled() {
 		res.Signal = int(ws.Signal())
@@ -111,7 +116,12 @@ func (c *Cmd) measure(res *Result, ps *os.ProcessState, st cgroup.Stats, stErr e
 	}
 	if s.group != nil && stErr == nil {
 		res.CPUTime, res.UserTime, res.SysTime, res.Memory = st.CPU, st.User, st.System, st.MemoryPeak
-	} else if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return
+	}
+	if ps == nil {
+		return // the cgroup's figures failed: settleRun makes the run SE
+	}
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
 		// No cgroup: rusage of the direct child only (includes the
 		// helper's pre-exec memory; reported as a missing layer).
 		res.UserTime = time.Duration(ru.Utime.Nano())
@@ -125,6 +135,15 @@ func (c *Cmd) measure(res *Result, ps *os.ProcessState, st cgroup.Stats, stErr e
 // exec failure over anything, then the first of a failed measurement, the
 // box's copy back and the cleanup (which always runs).
 func (s *runState) settle(res *Result, stErr error) {
+	s.settleRun(res, stErr)
+	if err := s.cleanup(); err != nil && res.Status != SE {
+		res.Status, res.Source, res.Error = SE, SourceSandbox, err.Error()
+	}
+}
+
+// settleRun is settle without the cleanup: what a run's own failures
+// make of its result.
+func (s *runState) settleRun(res *Result, stErr error) {
 	if msg := s.setupErr; msg != "" {
 		res.Status, res.Source, res.Error = SE, SourceSandbox, msg
 		res.ExitCode, res.Signal = 0, 0
@@ -133,9 +152,6 @@ func (s *runState) settle(res *Result, stErr error) {
 		res.Status, res.Source, res.Error = SE, SourceSandbox, "cgroup stats: "+stErr.Error()
 	}
 	if err := s.copyBack(res); err != nil && res.Status != SE {
-		res.Status, res.Source, res.Error = SE, SourceSandbox, err.Error()
-	}
-	if err := s.cleanup(); err != nil && res.Status != SE {
 		res.Status, res.Source, res.Error = SE, SourceSandbox, err.Error()
 	}
 }

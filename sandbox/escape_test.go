@@ -85,6 +85,7 @@ func runEscape(t *testing.T, sl *sandbox.Slot, tc escapeCase) *sandbox.Result {
 // of its uids, no cgroup, no temporary box.
 func assertClean(t *testing.T, sl *sandbox.Slot, allowPids ...int) {
 	t.Helper()
+	sl.Settle() // the teardowns of runs that ended with their target
 	allowed := map[int]bool{}
 	for _, p := range allowPids {
 		allowed[p] = true

@@ -89,15 +89,11 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// tasks is the pids cgroup limit, plus the helper's init process when
-// the target runs under it.
+// tasks is the pids cgroup limit. The helper, the run's init, is never
+// in the group: the target joins it alone.
 func (l Limits) tasks() int64 {
-	n := int64(l.Threads)
 	if l.Processes > 1 {
-		n = int64(l.Processes)
+		return int64(l.Processes)
 	}
-	if TargetIsChildOfInit {
-		n++
-	}
-	return n
+	return int64(l.Threads)
 }

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,24 +29,23 @@ const boxProbeCacheName = "probe-box.json"
 
 // probeBox makes one box unless this boot already did with the same
 // binary, uid and binds (cached in the state directory beside the
-// namespace probe, dropped with it when a run's clone fails).
+// namespace probe, in the same form, dropped with it when a run's clone
+// fails).
 func (s *Sandbox) probeBox() error {
 	key := probeKey(!s.caps.Root) + "|binds=" + fmt.Sprint(s.cfg.Binds)
 	path := filepath.Join(s.cfg.StateDir, boxProbeCacheName)
-	var cached struct{ Key string }
-	if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &cached) == nil && cached.Key == key {
+	var cached struct {
+		Key string `json:"key"`
+	}
+	if readCached(path, key, &cached) {
 		return nil
 	}
 	if err := s.runBoxProbe(); err != nil {
 		return err
 	}
 	// Only a box that worked is remembered: a failure is probed again.
-	if b, err := json.Marshal(struct{ Key string }{key}); err == nil {
-		tmp := path + ".tmp" + fmt.Sprint(os.Getpid())
-		if os.WriteFile(tmp, b, 0o600) == nil {
-			os.Rename(tmp, path)
-		}
-	}
+	cached.Key = key
+	writeCached(path, key, cached)
 	return nil
 }
 

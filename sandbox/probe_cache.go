@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -28,8 +29,27 @@ type nsProbe struct {
 
 const probeCacheName = "probe-namespaces.json"
 
-// probeKey names the conditions under which a probe result holds.
+// probeKey names the conditions under which a probe result holds. It is
+// worked out once per process (both probe caches ask; each costs four
+// reads of /proc and /sys, about 0.1 ms): none of it changes while the
+// process runs.
 func probeKey(user bool) string {
+	probeKeysMu.Lock()
+	defer probeKeysMu.Unlock()
+	if k, ok := probeKeys[user]; ok {
+		return k
+	}
+	k := probeKeyNow(user)
+	probeKeys[user] = k
+	return k
+}
+
+var (
+	probeKeysMu sync.Mutex
+	probeKeys   = map[bool]string{}
+)
+
+func probeKeyNow(user bool) string {
 	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	var uts unix.Utsname
 	unix.Uname(&uts)
@@ -62,21 +82,68 @@ func probeNamespacesCached(stateDir string, user bool) nsProbe {
 	path := filepath.Join(stateDir, probeCacheName)
 	if stateDir != "" {
 		var p nsProbe
-		if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &p) == nil && p.Key == key && p.Refused != nil {
+		if readCached(path, key, &p) && p.Refused != nil {
 			return p
 		}
 	}
 	p := probeNamespaces(user)
 	p.Key = key
 	if stateDir != "" {
-		if b, err := json.Marshal(p); err == nil {
-			tmp := path + ".tmp" + fmt.Sprint(os.Getpid())
-			if os.WriteFile(tmp, b, 0o600) == nil {
-				os.Rename(tmp, path)
-			}
-		}
+		writeCached(path, key, p)
 	}
 	return p
+}
+
+// probeCacheEntries is how many keys a probe cache file keeps, newest
+// first: one per binary, so that docket and docket-exec (or two builds)
+// used by turns on one host do not each probe again on every start.
+const probeCacheEntries = 4
+
+// readCached decodes into v the entry of the cache file at path whose
+// "key" is key; false when there is none.
+func readCached(path, key string, v any) bool {
+	for _, e := range cacheEntries(path) {
+		var k struct{ Key string }
+		if json.Unmarshal(e, &k) == nil && k.Key == key {
+			return json.Unmarshal(e, v) == nil
+		}
+	}
+	return false
+}
+
+// writeCached stores v (whose "key" field is key) as the newest entry of
+// the cache file at path, replacing the entry of the same key and the
+// oldest beyond probeCacheEntries. Two writers at once lose one entry at
+// worst, which is probed again.
+func writeCached(path, key string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	entries := []json.RawMessage{b}
+	for _, e := range cacheEntries(path) {
+		var k struct{ Key string }
+		if json.Unmarshal(e, &k) == nil && k.Key != key && len(entries) < probeCacheEntries {
+			entries = append(entries, e)
+		}
+	}
+	if b, err = json.Marshal(entries); err != nil {
+		return
+	}
+	tmp := path + ".tmp" + fmt.Sprint(os.Getpid())
+	if os.WriteFile(tmp, b, 0o600) == nil {
+		os.Rename(tmp, path)
+	}
+}
+
+// cacheEntries are the entries of a cache file: a JSON array (none when
+// the file is missing or malformed).
+func cacheEntries(path string) []json.RawMessage {
+	var entries []json.RawMessage
+	if b, err := os.ReadFile(path); err == nil {
+		json.Unmarshal(b, &entries)
+	}
+	return entries
 }
 
 // forgetProbe drops the cached probe (a run's clone failed: the host's

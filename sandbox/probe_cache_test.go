@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,7 @@ import (
 
 // The namespace probe is kept per boot in the state directory; a forged
 // entry can only lower the level, visibly, and a removed one is probed
-// again.
+// again. The file is a list of entries, one per key.
 func TestProbeCache(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the full level this test compares against needs root")
@@ -25,11 +26,12 @@ func TestProbeCache(t *testing.T) {
 		t.Fatalf("first sandbox: %v", err)
 	}
 	sb.Close()
-	var entry map[string]any
+	var entries []map[string]any
 	b, err := os.ReadFile(path)
-	if err != nil || json.Unmarshal(b, &entry) != nil {
-		t.Fatalf("no probe entry after the first sandbox: %v %s", err, b)
+	if err != nil || json.Unmarshal(b, &entries) != nil || len(entries) != 1 {
+		t.Fatalf("not one probe entry after the first sandbox: %v %s", err, b)
 	}
+	entry := entries[0]
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
 		t.Errorf("probe entry mode %v, want 0600", fi.Mode().Perm())
 	}
@@ -40,7 +42,7 @@ func TestProbeCache(t *testing.T) {
 	// The entry is used: a namespace it says is refused is reported
 	// missing, and the level drops below full, which New refuses.
 	refused["net"] = "forged: refused"
-	b, _ = json.Marshal(entry)
+	b, _ = json.Marshal(entries)
 	os.WriteFile(path, b, 0o600)
 	sb, err = sandbox.New(sandbox.Config{StateDir: dir, UIDBase: 63300})
 	var le *sandbox.LevelError
@@ -52,14 +54,27 @@ func TestProbeCache(t *testing.T) {
 	}
 	// An entry for another boot (or binary, kernel, uid) is ignored.
 	entry["key"] = "another boot"
-	b, _ = json.Marshal(entry)
+	b, _ = json.Marshal(entries)
 	os.WriteFile(path, b, 0o600)
 	sb, err = sandbox.New(sandbox.Config{StateDir: dir, UIDBase: 63300})
 	if err != nil {
 		t.Fatalf("sandbox after a stale entry: %v", err)
 	}
 	sb.Close()
-	if b, _ := os.ReadFile(path); strings.Contains(string(b), "forged") {
-		t.Errorf("a stale entry was not replaced by a new probe: %s", b)
+	checkProbeEntries(t, path)
+}
+
+// checkProbeEntries: after a probe under a new key, the new entry comes
+// first and the other key's entry is kept (docket and docket-exec used by
+// turns each find theirs), unused by this binary.
+func checkProbeEntries(t *testing.T, path string) {
+	t.Helper()
+	var entries []map[string]any
+	b, _ := os.ReadFile(path)
+	if json.Unmarshal(b, &entries) != nil || len(entries) != 2 {
+		t.Fatalf("want the new entry and the other key's: %s", b)
+	}
+	if entries[0]["key"] == "another boot" || strings.Contains(fmt.Sprint(entries[0]), "forged") || entries[1]["key"] != "another boot" {
+		t.Errorf("the new probe is not the first entry, or the other key's was dropped: %s", b)
 	}
 }

@@ -201,6 +201,7 @@ type Slot struct {
 	mu         sync.Mutex
 	seq        uint64
 	groups     slotGroups // kept cgroups (slotgroups.go)
+	teardowns  teardowns  // runs still being torn down (teardown.go)
 }
 
 // Slot claims slot n for this process. Slots are locked with flock(2) on a
@@ -255,8 +256,9 @@ func (s *Sandbox) AcquireSlot() (*Slot, error) {
 	return nil, ErrNoFreeSlot
 }
 
-// Release gives the slot back.
+// Release gives the slot back, once every run of it has been torn down.
 func (sl *Slot) Release() {
+	sl.Settle()
 	sl.sb.slotMu.Lock()
 	delete(sl.sb.slots, sl.N)
 	sl.sb.slotMu.Unlock()

@@ -9,7 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
+
+	"github.com/docketjudge/docket/internal/execcli"
 )
 
 // Flags are parsed by the standard flag package with one addition: they may
@@ -156,38 +157,9 @@ func parseInterspersed(fs *flag.FlagSet, args []string) error {
 	return fs.Parse(append([]string{"--"}, pos...))
 }
 
-// limitFlag is a limit given on the command line: a Go duration with a
-// unit, greater than zero. A bare number is refused with the units named:
-// "2" could mean seconds or milliseconds.
-type limitFlag time.Duration
-
-func durationLimit(fs *flag.FlagSet, name string, def time.Duration, usage string) *time.Duration {
-	d := def
-	fs.Var((*limitFlag)(&d), name, usage)
-	return &d
-}
-
-func (d *limitFlag) String() string {
-	if d == nil || *d == 0 {
-		return ""
-	}
-	return time.Duration(*d).String()
-}
-
-func (d *limitFlag) Set(s string) error {
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		if _, e := strconv.ParseFloat(s, 64); e == nil {
-			return fmt.Errorf("%q has no unit: write e.g. 2s or 1500ms (units: ns, us, ms, s, m, h)", s)
-		}
-		return fmt.Errorf("%q is not a duration: write e.g. 2s or 1500ms (units: ns, us, ms, s, m, h)", s)
-	}
-	if v <= 0 {
-		return fmt.Errorf("%s: must be greater than zero", s)
-	}
-	*d = limitFlag(v)
-	return nil
-}
+// durationLimit is a limit given on the command line: a Go duration with
+// a unit, greater than zero (execcli, shared with docket-exec).
+var durationLimit = execcli.DurationLimit
 
 // positiveFlag is an integer limit that must be greater than zero.
 type positiveFlag int

@@ -29,7 +29,7 @@ func (a afterTests) Run() int {
 var testCleanups []func()
 
 // docketBinary builds bin/docket into a directory every uid can read.
-func docketBinary(t *testing.T) string {
+func docketBinary(t testing.TB) string {
 	t.Helper()
 	// Not t.TempDir: its parent is private to root, and the binary must be
 	// runnable by other uids too.

@@ -58,7 +58,7 @@ func runSelftest(args []string) int {
 		fmt.Fprintln(os.Stderr, "docket selftest:", err)
 		return exitUsage
 	}
-	cfg, err := env.config()
+	cfg, err := env.Config()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket selftest:", err)
 		return exitUsage

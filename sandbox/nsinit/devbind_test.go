@@ -30,7 +30,7 @@ touch /dev/x 2>/dev/null || echo dev read-only`},
 		Rootfs: &mount.Rootfs{MountPoint: t.TempDir(), Binds: binds, Proc: true, DevByBind: true},
 	}
 	attr := &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID}
-	run := runHelper(t, encode(t, req), true, attr)
+	run := runHelper(t, encode(t, req), attr)
 	if run.setup != "R" || run.exit != 0 || !strings.HasSuffix(run.stdout, "null works\ndev read-only\n") {
 		t.Fatalf("got %+v", run)
 	}

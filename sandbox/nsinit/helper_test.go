@@ -3,6 +3,7 @@ package nsinit
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -23,17 +24,16 @@ import (
 // layers that need no namespace; the sandbox package tests the rest.
 
 type helperRun struct {
-	setup  string // what came before the release: "R" or "E" + message
-	exec   string // after the release: "" (EOF: execve happened) or "X" + message
+	setup  string // the first message: "R" or "E" + message
+	exec   string // after "R": "" (execve happened) or "X" + message
 	stdout string
 	exit   int
 }
 
-// runHelper sends raw (a framed request, possibly malformed), releases the
-// helper if it is ready and release is set, and waits. Without release the
-// request pipe closes right after raw, so a helper waiting for more request
-// bytes, or for the release, sees EOF.
-func runHelper(t *testing.T, raw []byte, release bool, attr *syscall.SysProcAttr) helperRun {
+// runHelper sends raw (a framed request, possibly malformed), closes the
+// request pipe (a helper waiting for more request bytes sees EOF) and
+// waits. extra are the helper's files from fd 6 on (its cgroup files).
+func runHelper(t *testing.T, raw []byte, attr *syscall.SysProcAttr, extra ...*os.File) helperRun {
 	t.Helper()
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
@@ -49,7 +49,7 @@ func runHelper(t *testing.T, raw []byte, release bool, attr *syscall.SysProcAttr
 	cmd.Args = []string{Arg0}
 	cmd.Env = []string{}
 	cmd.Stdout = &stdout
-	cmd.ExtraFiles = []*os.File{reqR, statW}
+	cmd.ExtraFiles = append([]*os.File{reqR, statW, nil}, extra...)
 	cmd.SysProcAttr = attr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -57,18 +57,12 @@ func runHelper(t *testing.T, raw []byte, release bool, attr *syscall.SysProcAttr
 	reqR.Close()
 	statW.Close()
 	reqW.Write(raw) // a helper that gave up early may not read it all
-	if !release {
-		reqW.Close()
-	}
+	reqW.Close()
 	var run helperRun
 	b := make([]byte, 1)
 	if n, _ := statR.Read(b); n == 1 {
 		run.setup = string(b)
 	}
-	if run.setup == "R" && release {
-		reqW.Write([]byte{1})
-	}
-	reqW.Close()
 	rest, _ := io.ReadAll(statR)
 	cmd.Wait()
 	run.exit = cmd.ProcessState.ExitCode()
@@ -109,7 +103,7 @@ func TestHelperMalformed(t *testing.T) {
 		{[]byte{0, 0, 0, 2}, "Eread request: request too large (33554432 bytes)"},
 		{[]byte{0, 0, 0, 0}, "Eread request: empty argv"},
 	} {
-		run := runHelper(t, tc.raw, false, nil)
+		run := runHelper(t, tc.raw, nil)
 		if run.setup != tc.want || run.exit != 127 {
 			t.Errorf("%q: got %q, exit %d; want %q, exit 127", tc.raw, run.setup, run.exit, tc.want)
 		}
@@ -117,7 +111,7 @@ func TestHelperMalformed(t *testing.T) {
 	for _, tc := range malformed {
 		body := tc.body
 		raw := append(u32(uint32(len(body))), body...)
-		run := runHelper(t, raw, false, nil)
+		run := runHelper(t, raw, nil)
 		if want := "Eread request: " + tc.want; run.setup != want || run.exit != 127 {
 			t.Errorf("%s: got %q, exit %d; want %q, exit 127", tc.name, run.setup, run.exit, want)
 		}
@@ -153,7 +147,7 @@ func TestHelperSetupErrors(t *testing.T) {
 			"Xseccomp: seccomp: load filter 1: invalid argument"},
 	} {
 		tc.req.UID, tc.req.GID = -1, -1
-		run := runHelper(t, encode(t, &tc.req), true, nil)
+		run := runHelper(t, encode(t, &tc.req), nil)
 		if tc.want[0] == ExecError {
 			if run.setup != "R" || run.exec != tc.want || run.exit != 127 {
 				t.Errorf("%v: got %+v; want ready, then %q, exit 127", tc.req.Argv, run, tc.want)
@@ -177,22 +171,50 @@ func TestHelperExec(t *testing.T) {
 		Rlimits: []rlimit.Limit{{Resource: unix.RLIMIT_NOFILE, Cur: 17, Max: 17}},
 		Seccomp: load.Programs{allow, allow},
 	}
-	run := runHelper(t, encode(t, req), true, nil)
+	run := runHelper(t, encode(t, req), nil)
 	want := "17\n/\ny z\nNoNewPrivs:\t1\nSeccomp:\t2\n0\n1\n2\n3\n"
 	if run.setup != "R" || run.exec != "" || run.exit != 0 || run.stdout != want {
 		t.Errorf("got %+v, want stdout %q", run, want)
 	}
 }
 
-func TestHelperNoRelease(t *testing.T) {
-	marker := filepath.Join(t.TempDir(), "ran")
-	req := &Request{Argv: []string{"/bin/touch", marker}, UID: -1, GID: -1}
-	run := runHelper(t, encode(t, req), false, nil)
-	if run.setup != "R" || run.exit != 1 {
-		t.Errorf("got %+v, want ready, then exit 1", run)
+// The target writes "0" to each file from fd 6 on, as many as the request
+// says, before anything else of its own setup; a file it cannot write is an
+// exec error, and the program never runs.
+func TestHelperJoinsCgroupFiles(t *testing.T) {
+	dir := t.TempDir()
+	var files []*os.File
+	for i := 0; i < 2; i++ {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprint("procs", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		files = append(files, f)
+	}
+	req := &Request{Argv: []string{"/bin/sh", "-c", "ls /proc/self/fd"}, Env: []string{"PATH=/usr/bin:/bin"}, UID: -1, GID: -1, CgroupFDs: 2}
+	run := runHelper(t, encode(t, req), nil, files...)
+	if run.setup != "R" || run.exec != "" || run.exit != 0 || run.stdout != "0\n1\n2\n3\n" {
+		t.Errorf("got %+v, want the program run with stdio only", run)
+	}
+	for i := range files {
+		if b, _ := os.ReadFile(files[i].Name()); string(b) != "0" {
+			t.Errorf("file %d holds %q, want the target's \"0\"", i, b)
+		}
+	}
+	marker := filepath.Join(dir, "ran")
+	ro, err := os.Open(files[0].Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	req = &Request{Argv: []string{"/bin/touch", marker}, UID: -1, GID: -1, CgroupFDs: 1}
+	run = runHelper(t, encode(t, req), nil, ro)
+	if want := "Xcgroup join: bad file descriptor"; run.setup != "R" || run.exec != want || run.exit != 127 {
+		t.Errorf("got %+v, want %q, exit 127", run, want)
 	}
 	if _, err := os.Stat(marker); err == nil {
-		t.Error("the target ran without a release")
+		t.Error("the target ran without joining its cgroup")
 	}
 }
 
@@ -200,7 +222,7 @@ func TestHelperExecError(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(dir+"/notelf", []byte("\x00\x01\x02 not a program\n"), 0o755)
 	req := &Request{Argv: []string{"./notelf"}, Dir: dir, UID: -1, GID: -1}
-	run := runHelper(t, encode(t, req), true, nil)
+	run := runHelper(t, encode(t, req), nil)
 	if want := "Xexecve ./notelf: exec format error"; run.setup != "R" || run.exec != want || run.exit != 127 {
 		t.Errorf("got %+v, want %q, exit 127", run, want)
 	}
@@ -217,7 +239,7 @@ func TestHelperCredentials(t *testing.T) {
 		Env:  []string{"PATH=/usr/bin:/bin"}, Dir: "/",
 		Hostname: "docket-test", UID: 65534, GID: 65533,
 	}
-	run := runHelper(t, encode(t, req), true, attr)
+	run := runHelper(t, encode(t, req), attr)
 	if want := "65534\n65533\n65533\ndocket-test\nok\n"; run.setup != "R" || run.exit != 0 || run.stdout != want {
 		t.Errorf("got %+v, want stdout %q", run, want)
 	}
@@ -228,7 +250,7 @@ func TestHelperCredentials(t *testing.T) {
 	os.Chmod(dir, 0o755)
 	os.WriteFile(dir+"/rootonly", []byte("#!/bin/sh\n"), 0o700)
 	req = &Request{Argv: []string{dir + "/rootonly"}, UID: 65534, GID: 65534}
-	run = runHelper(t, encode(t, req), true, attr)
+	run = runHelper(t, encode(t, req), attr)
 	if want := "Efind program: " + dir + "/rootonly: not executable: permission denied"; run.setup != want {
 		t.Errorf("got %q, want %q", run.setup, want)
 	}

@@ -24,7 +24,7 @@
  *     words them, io.ReadFull's "EOF"), as those of the rest of docket;
  *     the tests hold them word for word.
  *
- * The protocol (fd 3 request and release byte, fd 4 status) is documented
+ * The protocol (fd 3 request, fd 4 status, fd 6 on the cgroup files) is documented
  * in nsinit.go.
  */
 #define _GNU_SOURCE
@@ -178,7 +178,7 @@ static ssize_t read_full(int fd, unsigned char *b, size_t n)
 
 /*
  * The framed request: the 4-byte little-endian length, then exactly that
- * many bytes (never more: the release byte follows on the same pipe). The
+ * many bytes (never more). The
  * messages are io.ReadFull's ("EOF", "unexpected EOF") and an *os.File
  * named "request" ("read request: <errno>").
  */
@@ -348,7 +348,27 @@ static const char *check_target(struct dk_request *r, const char **path, const c
 }
 
 /*
+ * The target moves itself into the run's cgroup, one write of "0" (the
+ * writer) to each cgroup.procs file the parent opened. The permission
+ * check is made against the opener's credentials (docket's), and from
+ * here on everything the target does is charged to the run.
+ */
+static const char *join_cgroups(struct dk_request *r)
+{
+	for (int i = 0; i < r->ncgroup_fds; i++) {
+		ssize_t n;
+		do
+			n = write(DK_CGROUP_FD + i, "0", 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			return sys_fail(n < 0 ? errno : EIO, "cgroup join");
+	}
+	return NULL;
+}
+
+/*
  * The target's side, in the forked child, in order:
+ *   - the run's cgroup first, so that all that follows is the run's;
  *   - rlimits first, still as root: every limit is set explicitly, and
  *     raising a hard limit above the worker's own (a worker started under
  *     ulimit -v) needs CAP_SYS_RESOURCE, which the uid switch drops. No
@@ -364,9 +384,12 @@ static const char *check_target(struct dk_request *r, const char **path, const c
  */
 static const char *setup_target(struct dk_request *r)
 {
+	const char *st = join_cgroups(r);
+	if (st)
+		return st;
 	if (dk_apply_rlimits(r->rlimits, r->nrlimits) < 0)
 		return "rlimit";
-	const char *st = drop_to(r);
+	st = drop_to(r);
 	if (st)
 		return st;
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
@@ -389,7 +412,7 @@ static const char *setup_target(struct dk_request *r)
 	return NULL;
 }
 
-/* A framed record on the status pipe after the release: kind, 4-byte
+/* A framed record on the status pipe after the ready byte: kind, 4-byte
  * little-endian length or value, payload. */
 static void send_record(char kind, uint32_t v, const char *payload, size_t n)
 {
@@ -422,6 +445,8 @@ static _Noreturn void child_fail(const char *stage, const char *stage_arg)
 static _Noreturn void init_loop(struct dk_request *r, pid_t target)
 {
 	close(DK_REQUEST_FD);
+	for (int i = 0; i < r->ncgroup_fds; i++)
+		close(DK_CGROUP_FD + i);
 	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	for (int fd = 0; fd <= 2; fd++) {
 		if (devnull >= 0)
@@ -481,19 +506,14 @@ _Noreturn void dk_helper(int forked)
 	if (stage)
 		report(DK_SETUP_ERROR, stage, stage_arg);
 
-	/* Ready: the parent now moves this process into the run's cgroup;
-	 * the target, forked after the release, is born there. */
+	/* Ready: the parent learns that the target starts now. Nothing of
+	 * the parent's is needed any more: the target joins the run's cgroup
+	 * itself (join_cgroups), so this process, its memory and its setup
+	 * time stay outside it, and the target starts without a round trip. */
 	char ready = DK_READY;
 	struct iovec iov = {&ready, 1};
 	if (write_iov(DK_STATUS_FD, &iov, 1) < 0)
 		_exit(1);
-	char release;
-	ssize_t n;
-	do
-		n = read(DK_REQUEST_FD, &release, 1);
-	while (n < 0 && errno == EINTR);
-	if (n != 1)
-		_exit(1); /* the parent gave up: never run the target */
 
 	/*
 	 * The target shares this process's memory until its execve, and this

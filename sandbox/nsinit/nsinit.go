@@ -17,26 +17,29 @@
 // the run's space on fd 5 and a request whose root is a template root
 // ('R' flags 4 and 8); everything else below is the same.
 //
-// Protocol over two inherited pipes, never through a file a target could read:
+// Protocol over two inherited pipes, never through a file a target could
+// read, and the run's cgroup files:
 //
 //	fd 3 (parent -> helper): 4-byte little-endian length, the encoded
-//	                         Request (see "Wire format"), then one release
-//	                         byte
+//	                         Request (see "Wire format")
 //	fd 4 (helper -> parent): 'R' once the root and the hostname are
 //	                         built and the program is found, or 'E' +
 //	                         message if that failed (the helper exits
-//	                         127); after the release, framed records
-//	                         (kind, 4-byte little-endian value): 'X',
-//	                         length, message if the target's own setup
-//	                         (rlimits, uid, seccomp) or its execve failed;
+//	                         127); after 'R', framed records (kind,
+//	                         4-byte little-endian value): 'X', length,
+//	                         message if the target's own setup (cgroup,
+//	                         rlimits, uid, seccomp) or its execve failed;
 //	                         then 'S', the target's wait status, when it
 //	                         ends (TargetStatus).
+//	fd 6 on (parent -> target): Request.CgroupFDs cgroup.procs files,
+//	                         opened for writing by the parent.
 //
 // The helper stays as PID 1 of the run's pid namespace and forks the
-// target after the release (TargetIsChildOfInit). Between 'R' and the
-// release the parent moves the helper into the run's cgroup and takes its
-// baselines, so neither the helper's memory nor its setup time is charged
-// to the target.
+// target right after 'R' (TargetIsChildOfInit): no round trip to the
+// parent. The target's first step is to write "0" to each cgroup file, so
+// it joins the run's cgroup alone: neither the helper's memory nor its
+// setup time is charged to the run, and the helper is not one of the
+// run's tasks.
 //
 // # Wire format
 //
@@ -52,6 +55,8 @@
 //	'D' string            working directory (at most once; absent: none)
 //	'H' string            hostname (at most once; absent: none)
 //	'U' i64 uid, i64 gid  (at most once; absent: -1, -1)
+//	'G' u8 n              the helper has n ≤ 4 cgroup.procs files from fd 6
+//	                      on (at most once; absent: 0)
 //	'L' i32 resource, u64 cur, u64 max    one rlimit, applied in order
 //	'S' (empty)           seccomp filters follow (at most once; absent: none)
 //	'F' n × {u16 code, u8 jt, u8 jf, u32 k}
@@ -104,7 +109,7 @@ const (
 	Ready      = 'R'
 	SetupError = 'E'
 	ExecError  = 'X'
-	// TargetStatus follows the release (TargetIsChildOfInit): the
+	// TargetStatus follows Ready (TargetIsChildOfInit): the
 	// target's wait status as a 4-byte little-endian value.
 	TargetStatus = 'S'
 )
@@ -140,7 +145,19 @@ type Request struct {
 	GID      int            `json:"gid"`
 	Rlimits  []rlimit.Limit `json:"rlimits"`
 	Seccomp  load.Programs  `json:"seccomp"` // nil: no filter (reported by the parent)
+	// CgroupFDs is how many of the run's cgroup.procs files, opened for
+	// writing, the helper has from CgroupFD on: the target writes itself
+	// into each before it gives up root.
+	CgroupFDs int `json:"cgroup_fds"`
 }
+
+// CgroupFD is the first of a helper's cgroup.procs descriptors
+// (DK_CGROUP_FD in nsinit.h); MaxCgroupFDs bounds how many (one per v1
+// hierarchy: memory, pids, cpuacct, cpuset).
+const (
+	CgroupFD     = 6
+	MaxCgroupFDs = 4
+)
 
 // Record tags (the same letters in nsinit.h).
 const (
@@ -155,6 +172,7 @@ const (
 	tagRootfs  = 'R'
 	tagBind    = 'B'
 	tagMask    = 'M'
+	tagCgroups = 'G'
 )
 
 // Flag bits of the 'R' and 'B' records.
@@ -203,6 +221,13 @@ func encodeRequest(req *Request) ([]byte, error) {
 	e.record(tagIDs, 16)
 	e.u64(uint64(int64(req.UID)))
 	e.u64(uint64(int64(req.GID)))
+	if req.CgroupFDs < 0 || req.CgroupFDs > MaxCgroupFDs {
+		return nil, fmt.Errorf("nsinit: %d cgroup descriptors, at most %d", req.CgroupFDs, MaxCgroupFDs)
+	}
+	if req.CgroupFDs > 0 {
+		e.record(tagCgroups, 1)
+		e.buf = append(e.buf, byte(req.CgroupFDs))
+	}
 	if err := e.rlimits(req.Rlimits); err != nil {
 		return nil, err
 	}
@@ -323,7 +348,7 @@ func (e *encoder) u64(v uint64) { e.buf = binary.LittleEndian.AppendUint64(e.buf
 // messages (TestDecodersAgree, FuzzDecoders).
 func decodeRequest(b []byte) (*Request, error) {
 	req := &Request{UID: -1, GID: -1}
-	var seenDir, seenHost, seenIDs bool
+	var seenDir, seenHost, seenIDs, seenCgroups bool
 	for off := 0; off < len(b); {
 		left := len(b) - off
 		if left < recordHeader {
@@ -397,6 +422,16 @@ func decodeRequest(b []byte) (*Request, error) {
 				if err = exact(16); err == nil {
 					req.UID = int(int64(binary.LittleEndian.Uint64(p)))
 					req.GID = int(int64(binary.LittleEndian.Uint64(p[8:])))
+				}
+			}
+		case tagCgroups:
+			if err = once(&seenCgroups); err == nil {
+				if err = exact(1); err == nil {
+					if p[0] > MaxCgroupFDs {
+						err = fail("%d cgroup descriptors, more than %d", p[0], MaxCgroupFDs)
+					} else {
+						req.CgroupFDs = int(p[0])
+					}
 				}
 			}
 		case tagRlimit:
@@ -502,7 +537,7 @@ func decodeRequest(b []byte) (*Request, error) {
 
 func knownTag(t byte) bool {
 	switch t {
-	case tagArg, tagEnv, tagDir, tagHost, tagIDs, tagRlimit, tagSeccomp, tagFilter, tagRootfs, tagBind, tagMask:
+	case tagArg, tagEnv, tagDir, tagHost, tagIDs, tagRlimit, tagSeccomp, tagFilter, tagRootfs, tagBind, tagMask, tagCgroups:
 		return true
 	}
 	return false

@@ -29,15 +29,20 @@ static inline const char *dk_box_dir(void) { return DK_BOX_DIR; }
 #define DK_MAX_TEMPLATES 64            /* nsinit.MaxTemplates */
 #define DK_ZYGOTE_MAX_MSG (256 << 10)  /* nsinit.maxZygoteMessage */
 
-#define DK_REQUEST_FD 3 /* request, then the release byte */
+#define DK_REQUEST_FD 3 /* the request */
 #define DK_STATUS_FD 4  /* 'R', 'E' + message, 'X' + message */
 #define DK_SPACE_FD 5  /* with DK_ROOTFS_FDS: the run's space, a detached tmpfs */
 #define DK_ZYGOTE_FD 3 /* the zygote's control socket */
+/* The run's cgroup.procs files, opened for writing by the parent, from
+ * here on (request tag 'G' says how many): the target writes itself into
+ * each before it gives up root. */
+#define DK_CGROUP_FD 6
+#define DK_MAX_CGROUP_FDS 4 /* nsinit.MaxCgroupFDs */
 
 #define DK_READY 'R'
 #define DK_SETUP_ERROR 'E'
 #define DK_EXEC_ERROR 'X'
-#define DK_TARGET_STATUS 'S' /* after the release: the target's wait status */
+#define DK_TARGET_STATUS 'S' /* after 'R': the target's wait status */
 
 #define DK_MAX_REQUEST (16 << 20) /* nsinit.MaxRequest */
 
@@ -54,6 +59,7 @@ enum {
 	DK_TAG_ROOTFS = 'R',
 	DK_TAG_BIND = 'B',
 	DK_TAG_MASK = 'M',
+	DK_TAG_CGROUPS = 'G',
 };
 enum {
 	DK_ROOTFS_PROC = 1,
@@ -109,6 +115,7 @@ struct dk_request {
 	int has_seccomp;
 	struct sock_fprog *filters;
 	size_t nfilters;
+	int ncgroup_fds; /* at DK_CGROUP_FD and up */
 	int has_rootfs;
 	struct dk_rootfs rootfs;
 	void *arena;

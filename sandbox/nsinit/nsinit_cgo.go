@@ -20,7 +20,7 @@ import (
 )
 
 // TargetIsChildOfInit is true: the C helper stays as PID 1 of the run's
-// pid namespace and forks the target, which is PID 2. After the release the
+// pid namespace and forks the target, which is PID 2. After Ready the
 // status pipe carries framed records: ExecError with a 4-byte length and
 // the message, then TargetStatus with the 4-byte wait status.
 const TargetIsChildOfInit = true
@@ -67,12 +67,13 @@ func decodeRequestC(b []byte) (*Request, error) {
 		return out
 	}
 	req := &Request{
-		Argv:     strs(r.argv, r.argc),
-		Env:      strs(r.envp, r.envc),
-		Dir:      C.GoString(r.dir),
-		Hostname: C.GoString(r.hostname),
-		UID:      int(r.uid),
-		GID:      int(r.gid),
+		Argv:      strs(r.argv, r.argc),
+		Env:       strs(r.envp, r.envc),
+		Dir:       C.GoString(r.dir),
+		Hostname:  C.GoString(r.hostname),
+		UID:       int(r.uid),
+		GID:       int(r.gid),
+		CgroupFDs: int(r.ncgroup_fds),
 	}
 	for _, l := range unsafe.Slice(r.rlimits, r.nrlimits) {
 		req.Rlimits = append(req.Rlimits, rlimit.Limit{Resource: int(l.resource), Cur: uint64(l.cur), Max: uint64(l.max)})

@@ -52,6 +52,7 @@ static int known_tag(int t)
 	case DK_TAG_ROOTFS:
 	case DK_TAG_BIND:
 	case DK_TAG_MASK:
+	case DK_TAG_CGROUPS:
 		return 1;
 	}
 	return 0;
@@ -112,7 +113,7 @@ static char *take_str(const unsigned char *p, size_t len, struct counts *c, stru
  */
 static int walk(const unsigned char *b, size_t n, struct dk_request *req, struct counts *c, struct fill *f)
 {
-	int seen_dir = 0, seen_host = 0, seen_ids = 0, seen_seccomp = 0, seen_rootfs = 0;
+	int seen_dir = 0, seen_host = 0, seen_ids = 0, seen_seccomp = 0, seen_rootfs = 0, seen_cgroups = 0;
 	size_t off = 0;
 
 #define FAIL(...) return rec_error(off, tag, __VA_ARGS__)
@@ -196,6 +197,14 @@ static int walk(const unsigned char *b, size_t n, struct dk_request *req, struct
 				req->uid = (int64_t)le64(p);
 				req->gid = (int64_t)le64(p + 8);
 			}
+			break;
+		case DK_TAG_CGROUPS:
+			ONCE(seen_cgroups);
+			EXACT(1);
+			if (p[0] > DK_MAX_CGROUP_FDS)
+				FAIL("%u cgroup descriptors, more than %u", p[0], (unsigned)DK_MAX_CGROUP_FDS);
+			if (f)
+				req->ncgroup_fds = p[0];
 			break;
 		case DK_TAG_RLIMIT:
 			EXACT(20);

@@ -23,7 +23,7 @@ func TestHelperRlimitNames(t *testing.T) {
 	for r, name := range rlimitNames {
 		req := Request{Argv: []string{"/bin/true"}, UID: -1, GID: -1,
 			Rlimits: []rlimit.Limit{{Resource: r, Cur: 2, Max: 1}}}
-		run := runHelper(t, encode(t, &req), true, nil)
+		run := runHelper(t, encode(t, &req), nil)
 		if want := "Xrlimit: setrlimit " + name + ": invalid argument"; run.exec != want {
 			t.Errorf("resource %d: got %+v, want %q", r, run, want)
 		}

@@ -5,9 +5,8 @@
  * carries them as package load's Programs); the helper only loads them,
  * last of all the layers, because they forbid mount, pivot_root,
  * sethostname and the like. After this the helper makes only the calls
- * every filter allows: writev (the ready byte or an error), read (the
- * release byte), execve, exit_group, and should execve fail, whatever
- * malloc needs (brk, mmap).
+ * every filter allows: writev (an error record), execve, exit_group, and
+ * should execve fail, whatever malloc needs (brk, mmap).
  */
 #define _GNU_SOURCE
 #include <errno.h>

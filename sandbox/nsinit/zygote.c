@@ -68,6 +68,8 @@
 
 #define ZY_HEADER 16
 #define ZY_RUN_FDS 6  /* request, status, stdin, stdout, stderr, the run's space */
+/* then up to DK_MAX_CGROUP_FDS cgroup.procs files */
+#define ZY_MAX_RUN_FDS (ZY_RUN_FDS + DK_MAX_CGROUP_FDS)
 #define ZY_SPARE_FD 7 /* a spare's socket, until its run arrives */
 
 static const uint64_t clone_allowed = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
@@ -203,27 +205,34 @@ out:
 }
 
 /*
- * The run's descriptors to 0-4 and DK_SPACE_FD, and nothing else (the
- * zygote's socket and templates, a spare's socket). They are first copied
- * above every target number, so no dup2 overwrites one still to be moved.
+ * The run's descriptors to 0-4, DK_SPACE_FD and, from DK_CGROUP_FD on, its
+ * cgroup files, and nothing else (the zygote's socket and templates, a
+ * spare's socket). They are first copied above every target number, so
+ * no dup2 overwrites one still to be moved.
  */
-static void arrange_fds(const int *fds)
+static void arrange_fds(const int *fds, int nfds)
 {
-	/* fds: request, status, stdin, stdout, stderr, space */
-	const int want[ZY_RUN_FDS] = {fds[2], fds[3], fds[4], fds[0], fds[1], fds[5]};
-	const int to[ZY_RUN_FDS] = {0, 1, 2, DK_REQUEST_FD, DK_STATUS_FD, DK_SPACE_FD};
-	int tmp[ZY_RUN_FDS];
-	for (int i = 0; i < ZY_RUN_FDS; i++)
-		if ((tmp[i] = fcntl(want[i], F_DUPFD_CLOEXEC, DK_SPACE_FD + 1)) < 0)
+	/* fds: request, status, stdin, stdout, stderr, space, cgroup files */
+	int want[ZY_MAX_RUN_FDS] = {fds[2], fds[3], fds[4], fds[0], fds[1], fds[5]};
+	int to[ZY_MAX_RUN_FDS] = {0, 1, 2, DK_REQUEST_FD, DK_STATUS_FD, DK_SPACE_FD};
+	for (int i = ZY_RUN_FDS; i < nfds; i++) {
+		want[i] = fds[i];
+		to[i] = DK_CGROUP_FD + (i - ZY_RUN_FDS);
+	}
+	int tmp[ZY_MAX_RUN_FDS];
+	const int above = DK_CGROUP_FD + DK_MAX_CGROUP_FDS;
+	for (int i = 0; i < nfds; i++)
+		if ((tmp[i] = fcntl(want[i], F_DUPFD_CLOEXEC, above)) < 0)
 			_exit(126);
-	for (int i = 0; i < ZY_RUN_FDS; i++) {
-		/* stdio and the pipes as for an exec'd helper; the space is
-		 * the helper's own business */
-		int r = to[i] == DK_SPACE_FD ? dup3(tmp[i], to[i], O_CLOEXEC) : dup2(tmp[i], to[i]);
+	for (int i = 0; i < nfds; i++) {
+		/* stdio and the pipes as for an exec'd helper; the space and
+		 * the cgroup files are the helper's and the target's own
+		 * business, closed at the target's execve */
+		int r = to[i] >= DK_SPACE_FD ? dup3(tmp[i], to[i], O_CLOEXEC) : dup2(tmp[i], to[i]);
 		if (r < 0)
 			_exit(126);
 	}
-	if (syscall(SYS_close_range, DK_SPACE_FD + 1, ~0U, 0) < 0)
+	if (syscall(SYS_close_range, DK_CGROUP_FD + (nfds - ZY_RUN_FDS), ~0U, 0) < 0)
 		_exit(126);
 }
 
@@ -253,7 +262,7 @@ static int recv_fds(int fd, int *fds, int max, unsigned char *buf, size_t size, 
 {
 	union {
 		struct cmsghdr h;
-		char b[CMSG_SPACE(8 * sizeof(int))];
+		char b[CMSG_SPACE(16 * sizeof(int))];
 	} cbuf;
 	struct iovec iov = {buf, size};
 	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.b, .msg_controllen = sizeof cbuf.b};
@@ -281,14 +290,16 @@ static int recv_fds(int fd, int *fds, int max, unsigned char *buf, size_t size, 
 	return nfds;
 }
 
-/* In the forked helper, a spare: its run's descriptors, or the end. */
-static void wait_for_run(int *fds)
+/* In the forked helper, a spare: its run's descriptors (how many), or
+ * the end. */
+static int wait_for_run(int *fds)
 {
 	unsigned char b[16];
 	ssize_t n;
-	int nfds = recv_fds(ZY_SPARE_FD, fds, ZY_RUN_FDS, b, sizeof b, &n);
-	if (n <= 0 || nfds != ZY_RUN_FDS)
+	int nfds = recv_fds(ZY_SPARE_FD, fds, ZY_MAX_RUN_FDS, b, sizeof b, &n);
+	if (n <= 0 || nfds < ZY_RUN_FDS)
 		_exit(0); /* docket let this spare go */
+	return nfds;
 }
 
 static void fork_helper(uint32_t id, uint64_t flags, int spare, const int *fds, int nfds)
@@ -298,7 +309,7 @@ static void fork_helper(uint32_t id, uint64_t flags, int spare, const int *fds, 
 		dk_error("no template %u", id);
 		return reply_error();
 	}
-	if (nfds != (spare ? 0 : ZY_RUN_FDS)) {
+	if (spare ? nfds != 0 : nfds < ZY_RUN_FDS || nfds > ZY_MAX_RUN_FDS) {
 		dk_error("%d descriptors, want %d", nfds, spare ? 0 : ZY_RUN_FDS);
 		return reply_error();
 	}
@@ -330,7 +341,7 @@ static void fork_helper(uint32_t id, uint64_t flags, int spare, const int *fds, 
 		 * gone already, its end of the request pipe (or of the spare's
 		 * socket) is closed and the helper stops at the read. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-		int run[ZY_RUN_FDS];
+		int run[ZY_MAX_RUN_FDS];
 		if (spare) {
 			/* Nothing of the zygote's but the template, until it
 			 * has been entered: its socket and the template first
@@ -344,14 +355,14 @@ static void fork_helper(uint32_t id, uint64_t flags, int spare, const int *fds, 
 				_exit(126);
 			int ok = presetup(ZY_SPARE_FD + 1) == 0;
 			close(ZY_SPARE_FD + 1);
-			wait_for_run(run);
-			arrange_fds(run); /* closes the spare's socket */
+			int nrun = wait_for_run(run);
+			arrange_fds(run, nrun); /* closes the spare's socket */
 			if (!ok)
 				dk_report_setup_error("mount");
 		} else {
 			int ok = presetup(templates[t].fd) == 0;
-			memcpy(run, fds, sizeof run);
-			arrange_fds(run);
+			memcpy(run, fds, nfds * sizeof *fds);
+			arrange_fds(run, nfds);
 			if (!ok)
 				dk_report_setup_error("mount");
 		}
@@ -370,10 +381,10 @@ _Noreturn void dk_zygote(void)
 {
 	static unsigned char buf[DK_ZYGOTE_MAX_MSG];
 	for (;;) {
-		int fds[8];
+		int fds[16];
 		ssize_t n;
 		errno = 0;
-		int nfds = recv_fds(DK_ZYGOTE_FD, fds, 8, buf, sizeof buf, &n);
+		int nfds = recv_fds(DK_ZYGOTE_FD, fds, 16, buf, sizeof buf, &n);
 		if (n == 0)
 			_exit(0); /* docket closed the socket, or is gone */
 		if (n < 0 && errno != 0)

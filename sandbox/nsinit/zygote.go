@@ -179,8 +179,9 @@ func (z *Zygote) DropTemplate(id uint32) error {
 }
 
 // RunFiles are a helper's descriptors: the request pipe, the status pipe,
-// stdin, stdout, stderr, and the run's space (mount.SpaceFD).
-type RunFiles [6]*os.File
+// stdin, stdout, stderr, the run's space (mount.SpaceFD), then up to
+// MaxCgroupFDs cgroup.procs files (Request.CgroupFDs).
+type RunFiles []*os.File
 
 func (f RunFiles) fds() []int {
 	fds := make([]int, len(f))

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/docketjudge/docket/internal/benchref"
+)
+
+// BenchmarkExecCommand measures `docket exec -- /bin/true` as a whole
+// command, one process per run as a user's script would start it, against
+// `isolate --run -- /bin/true` (the reference sandbox, in a box
+// initialised once) and plain fork+exec of /bin/true (the floor); and
+// docket-exec, the small binary with the same flags, when the tree has
+// it. Each iteration runs each once, in turn, so the machine's noise hits
+// all alike. Reported: each one's median in ms and docket's ratios to
+// isolate and to plain. Iterations: -benchtime Nx (make bench: 60).
+func BenchmarkExecCommand(b *testing.B) {
+	if os.Geteuid() != 0 {
+		b.Skipf("the full sandbox needs root (uid %d)", os.Geteuid())
+	}
+	runners := execRunners(b)
+	times := make([][]time.Duration, len(runners))
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		for i, r := range runners {
+			times[i] = append(times[i], r.time(b))
+		}
+	}
+	b.StopTimer()
+	med := map[string]time.Duration{}
+	for i, r := range runners {
+		med[r.name] = benchref.Median(times[i])
+		b.ReportMetric(benchref.Ms(med[r.name]), r.name+"-median-ms")
+	}
+	for _, d := range []string{"docket", "docket-exec"} {
+		if _, ok := med[d]; !ok {
+			continue
+		}
+		if iso, ok := med["isolate"]; ok {
+			b.ReportMetric(float64(med[d])/float64(iso), d+"/isolate")
+		}
+		b.ReportMetric(float64(med[d])/float64(med["plain"]), d+"/plain")
+	}
+}
+
+// execRunner is one way of running /bin/true as a whole command.
+type execRunner struct {
+	name string
+	cmd  func() *exec.Cmd
+}
+
+// time runs the command once and gives its wall time from start to exit;
+// a run that fails ends the benchmark.
+func (r execRunner) time(b *testing.B) time.Duration {
+	var out bytes.Buffer
+	cmd := r.cmd()
+	cmd.Stdout, cmd.Stderr = &out, &out
+	t0 := time.Now()
+	err := cmd.Run()
+	d := time.Since(t0)
+	if err != nil {
+		b.Fatalf("%s: %v\n%s", r.name, err, out.Bytes())
+	}
+	return d
+}
+
+// execRunners builds docket (and docket-exec if present), warms each one's
+// state directory with one run (a deployment keeps its state directory,
+// with the namespace probe cached in it) and opens an isolate box; the
+// ones that are missing are left out, saying why.
+func execRunners(b *testing.B) []execRunner {
+	bin := docketBinary(b)
+	runners := []execRunner{docketRunner(b, "docket", bin, "exec")}
+	if _, err := os.Stat("../docket-exec"); err == nil {
+		de := filepath.Join(filepath.Dir(bin), "docket-exec")
+		if out, err := exec.Command("go", "build", "-o", de, "../docket-exec").CombinedOutput(); err != nil {
+			b.Fatalf("go build ../docket-exec: %v\n%s", err, out)
+		}
+		runners = append(runners, docketRunner(b, "docket-exec", de))
+	} else {
+		b.Log("no cmd/docket-exec in this tree: docket-exec not measured")
+	}
+	if iso, err := benchref.OpenIsolate(b, 90); err != nil {
+		b.Logf("isolate column skipped: %v", err)
+	} else {
+		b.Logf("isolate box 90, --cg %v", iso.CG)
+		runners = append(runners, execRunner{"isolate", func() *exec.Cmd {
+			return iso.Command("/bin/true")
+		}})
+	}
+	runners = append(runners, execRunner{"plain", func() *exec.Cmd { return exec.Command("/bin/true") }})
+	for _, r := range runners {
+		r.time(b)
+	}
+	return runners
+}
+
+// docketRunner runs `bin args... -- /bin/true` with a state directory of
+// its own.
+func docketRunner(b *testing.B, name, bin string, args ...string) execRunner {
+	env := append(os.Environ(), "DOCKET_SANDBOX_DIR="+b.TempDir())
+	argv := append(append([]string{}, args...), "--", "/bin/true")
+	return execRunner{name, func() *exec.Cmd {
+		cmd := exec.Command(bin, argv...)
+		cmd.Env = env
+		return cmd
+	}}
+}

@@ -1,0 +1,109 @@
+package sandbox
+
+import (
+	"sync"
+	"time"
+)
+
+// A run whose target was its only process is over, for its caller, when
+// PID 1 reports the target's wait status: the output pipes are closed,
+// the cgroup holds no task any more (the helper never joins it) and its
+// figures are final. Wait returns its Result then. The rest, reaping the
+// helper (its exit tears down the run's namespaces), removing the cgroup
+// and releasing the space, is the run's teardown: it goes on in the
+// background, off the caller's path, and the slot keeps count. At most
+// maxTeardowns run at once per slot; past that, Wait tears down itself.
+// Release and Settle wait for them all.
+
+// maxTeardowns bounds a slot's background teardowns.
+const maxTeardowns = 4
+
+type teardowns struct {
+	wg  sync.WaitGroup
+	sem chan struct{}
+	mu  sync.Mutex
+}
+
+// Settle waits until every run of the slot has been torn down: helpers
+// reaped, cgroups removed, spaces released.
+func (sl *Slot) Settle() { sl.teardowns.wg.Wait() }
+
+// startTeardown runs fn in the background if the slot has room, else
+// reports false: the caller runs it.
+func (t *teardowns) start(fn func()) bool {
+	t.mu.Lock()
+	if t.sem == nil {
+		t.sem = make(chan struct{}, maxTeardowns)
+	}
+	t.mu.Unlock()
+	select {
+	case t.sem <- struct{}{}:
+	default:
+		return false
+	}
+	t.wg.Add(1)
+	go func() {
+		defer func() {
+			<-t.sem
+			t.wg.Done()
+		}()
+		fn()
+	}()
+	return true
+}
+
+// endsWithTarget: the run's end is the target's, reported by PID 1 (a pid
+// namespace, PID 1's records), and nothing else of the run can outlive it
+// (a single process: fork is refused, its threads end with it) or spend
+// what the cgroup measures.
+func (c *Cmd) endsWithTarget() bool {
+	s := c.state
+	return s.records != nil && s.group != nil && !s.pgid && s.lim.Processes <= 1
+}
+
+// waitTarget waits for the target's status, or for the end of PID 1's
+// records without one (killed with its namespace, or PID 1 failed): then
+// only reaping the helper tells how the run ended. It reports which.
+func (c *Cmd) waitTarget() bool {
+	s := c.state
+	select {
+	case <-s.gotStatus:
+		return true
+	case <-s.records:
+		return s.hasWS
+	}
+}
+
+// waitEarly is Wait for a run that endsWithTarget and whose status came:
+// the Result from the status and the cgroup, the teardown in the
+// background.
+func (c *Cmd) waitEarly() (*Result, error) {
+	s := c.state
+	c.ended()
+	wall := s.targetEnd.Sub(s.start)
+	if trace := c.trace(); trace != nil {
+		trace("target: release to exit status", wall)
+		s.lastMark = time.Now()
+	}
+	c.stopWatchdogs()
+	res := &Result{WallTime: wall, Started: s.start, Ended: s.start.Add(wall)}
+	c.collectOutput(res)
+	st, stErr := s.group.Stats()
+	c.mark("output and measurement")
+	c.measure(res, s.targetWS, nil, st, stErr)
+	s.classify(res, st, s.diskPassed())
+	s.settleRun(res, stErr)
+	teardown := func() {
+		s.process.Wait()
+		if err := s.cleanup(); err != nil {
+			s.debugRec.Error = "teardown: " + err.Error()
+		}
+		c.Slot.sb.debug.write(s.debugRec)
+	}
+	s.debugRec.Status, s.debugRec.Source, s.debugRec.Error = string(res.Status), res.Source, res.Error
+	if !c.Slot.teardowns.start(teardown) {
+		teardown()
+	}
+	c.mark("cleanup: cgroup, box")
+	return res, c.waitErr(res)
+}
