@@ -234,10 +234,10 @@ func (s *runState) cleanup() error {
 		cl.Close()
 	}
 	s.closers = nil
-	if s.group != nil && s.giveBack() {
-		s.group = nil
-	}
-	if s.group != nil {
+	// A kept group with no process left goes back to the slot, after the
+	// space: what the run wrote there is charged to the group until then.
+	keep := s.keptEmpty()
+	if s.group != nil && !keep {
 		var err error
 		for i := 0; i < 100; i++ {
 			if err = s.group.Delete(); err == nil {
@@ -249,7 +249,6 @@ func (s *runState) cleanup() error {
 		if err != nil {
 			errs = append(errs, "remove cgroup: "+err.Error())
 		}
-		s.group = nil
 	}
 	if s.space != nil {
 		s.space.close()
@@ -261,6 +260,8 @@ func (s *runState) cleanup() error {
 		}
 		s.tmpBox = ""
 	}
+	s.releaseKept(keep)
+	s.group = nil
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
 	}

@@ -9,21 +9,30 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// slotGroups are a slot's kept cgroups, one per role (the untrusted run
-// and the trusted one of an interactive pair, which run at once), reset
+// slotGroups are a slot's kept cgroups, by role (the untrusted run and
+// the trusted one of an interactive pair, which run at once), reset
 // before each run instead of created before it and removed after: a
-// mkdir and an rmdir per controller off every run's path.
+// mkdir and an rmdir per controller off every run's path. A role has
+// several, as a run's group is given back only by its teardown, which
+// may still go on in the background (teardown.go) when the next run
+// starts: up to maxKept, past which a run gets a group of its own.
 type slotGroups struct {
-	mu     sync.Mutex
-	groups [2]cgroup.Kept // by role; nil until made, or while in use
-	busy   [2]bool        // a run of the role holds the group
-	off    bool           // the host cannot reset groups, or the slot is released
+	mu   sync.Mutex
+	free [2][]*keptRun // idle, the last given back last
+	made [2][]bool     // by index: a kept group of that name exists (idle or in use)
+	off  bool          // the host cannot reset groups, or the slot is released
 }
 
-// keptRun is a run's hold on its slot's kept group, given back by cleanup.
+// maxKept bounds a role's kept groups: one per background teardown, the
+// run starting, and one spare.
+const maxKept = maxTeardowns + 2
+
+// keptRun is a kept group, and while a run holds it, that run's: cleanup
+// gives it back.
 type keptRun struct {
 	slot *Slot
 	role int
+	idx  int
 	g    cgroup.Kept
 }
 
@@ -38,7 +47,7 @@ func roleOf(trusted bool) int {
 // inode): two docket processes hold the same name only with the same
 // lock, never at once, and a crashed worker's groups are taken over by
 // the next one on the same state directory.
-func (sl *Slot) keptName(role int) (string, error) {
+func (sl *Slot) keptName(role, idx int) (string, error) {
 	if sl.lock == nil {
 		return "", errors.New("slot released")
 	}
@@ -46,85 +55,116 @@ func (sl *Slot) keptName(role int) (string, error) {
 	if err := unix.Fstat(int(sl.lock.Fd()), &st); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("k%x.%x-s%d%s", st.Dev, st.Ino, sl.N, [2]string{"", "t"}[role]), nil
+	return fmt.Sprintf("k%x.%x-s%d%s-%d", st.Dev, st.Ino, sl.N, [2]string{"", "t"}[role], idx), nil
 }
 
-// takeKept returns the role's kept group reset for spec, or nil: the run
-// then makes a group of its own, as where groups cannot be kept, while
-// another run of the role holds it, or when a reset failed.
+// takeKept returns one of the role's kept groups reset for spec, or nil:
+// the run then makes a group of its own, as where groups cannot be kept,
+// while the role has maxKept in use, or when a reset failed.
 func (sl *Slot) takeKept(trusted bool, spec cgroup.Spec) *keptRun {
-	sg, role := &sl.groups, roleOf(trusted)
-	sg.mu.Lock()
-	if sg.off || sg.busy[role] {
-		sg.mu.Unlock()
+	k := sl.groups.take(sl, roleOf(trusted))
+	if k == nil {
 		return nil
 	}
-	g := sg.groups[role]
-	sg.groups[role], sg.busy[role] = nil, true
-	sg.mu.Unlock()
-	g, err := sl.resetKept(g, role, spec)
-	if err != nil {
+	if err := k.reset(spec); err != nil {
+		sg := &sl.groups
 		sg.mu.Lock()
-		sg.busy[role] = false
+		sg.made[k.role][k.idx] = false
 		sg.off = sg.off || errors.Is(err, cgroup.ErrNotReusable)
 		sg.mu.Unlock()
 		return nil
 	}
-	return &keptRun{slot: sl, role: role, g: g}
+	return k
 }
 
-// resetKept resets g for spec, or makes (or takes over) the group when
-// there is none or g cannot count afresh. ErrNotReusable from Keep means
-// never on this host.
-func (sl *Slot) resetKept(g cgroup.Kept, role int, spec cgroup.Spec) (cgroup.Kept, error) {
-	if g != nil {
-		err := g.Reset(spec)
+// take pops an idle group, or claims an index for a new one (k.g nil).
+func (sg *slotGroups) take(sl *Slot, role int) *keptRun {
+	sg.mu.Lock()
+	defer sg.mu.Unlock()
+	if sg.off {
+		return nil
+	}
+	if n := len(sg.free[role]); n > 0 {
+		k := sg.free[role][n-1]
+		sg.free[role] = sg.free[role][:n-1]
+		return k
+	}
+	for i := 0; i < maxKept; i++ {
+		if i == len(sg.made[role]) {
+			sg.made[role] = append(sg.made[role], false)
+		}
+		if !sg.made[role][i] {
+			sg.made[role][i] = true
+			return &keptRun{slot: sl, role: role, idx: i}
+		}
+	}
+	return nil
+}
+
+// reset resets the group for spec, or makes (or takes over) the group
+// of its name when there is none or it cannot count afresh.
+// ErrNotReusable from Keep means never on this host.
+func (k *keptRun) reset(spec cgroup.Spec) error {
+	if k.g != nil {
+		err := k.g.Reset(spec)
 		if err == nil {
-			return g, nil
+			return nil
 		}
-		if g.Delete() != nil || !errors.Is(err, cgroup.ErrNotReusable) {
-			return nil, fmt.Errorf("reset: %w", err) // not ErrNotReusable: try again next run
+		if k.g.Delete() != nil || !errors.Is(err, cgroup.ErrNotReusable) {
+			return fmt.Errorf("reset: %w", err) // not ErrNotReusable: try again next run
 		}
 	}
-	name, err := sl.keptName(role)
+	name, err := k.slot.keptName(k.role, k.idx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return sl.sb.cg.Keep(name, spec)
+	k.g, err = k.slot.sb.cg.Keep(name, spec)
+	return err
 }
 
-// giveBack returns the run's kept group to its slot when no process
-// remains in it, and reports whether it did; if not, the caller removes
-// the group as a run's own.
-func (s *runState) giveBack() bool {
-	k := s.kept
-	if k == nil {
+// keptEmpty reports whether the run's group is a kept one with no process
+// left in it: cleanup then gives it back rather than removing it.
+func (s *runState) keptEmpty() bool {
+	if s.kept == nil {
 		return false
 	}
+	pids, err := s.kept.g.Procs()
+	return err == nil && len(pids) == 0
+}
+
+// releaseKept ends the run's hold on its kept group: given back when
+// keep (empty, and the run's files gone), else already removed.
+func (s *runState) releaseKept(keep bool) {
+	k := s.kept
+	if k == nil {
+		return
+	}
 	s.kept = nil
-	pids, err := k.g.Procs()
 	sg := &k.slot.groups
 	sg.mu.Lock()
 	defer sg.mu.Unlock()
-	sg.busy[k.role] = false
-	if err != nil || len(pids) > 0 || sg.off {
-		return false
+	if keep && !sg.off {
+		sg.free[k.role] = append(sg.free[k.role], k)
+		return
 	}
-	sg.groups[k.role] = k.g
-	return true
+	if keep {
+		k.g.Delete() // the slot was released meanwhile
+	}
+	sg.made[k.role][k.idx] = false
 }
 
-// closeGroups removes the slot's kept groups (Release); a group in use
-// is removed by its run's cleanup.
+// closeGroups removes the slot's idle kept groups (Release, after every
+// teardown); a group still in use is removed by its run's cleanup.
 func (sl *Slot) closeGroups() {
 	sg := &sl.groups
 	sg.mu.Lock()
 	defer sg.mu.Unlock()
 	sg.off = true
-	for i, g := range sg.groups {
-		if g != nil {
-			g.Delete()
-			sg.groups[i] = nil
+	for role, free := range sg.free {
+		for _, k := range free {
+			k.g.Delete()
+			sg.made[role][k.idx] = false
 		}
+		sg.free[role] = nil
 	}
 }
