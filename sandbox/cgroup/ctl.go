@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -13,42 +15,66 @@ import (
 // pwrite through a held descriptor is one system call, where open, read
 // and close are three and kernfs sets up and tears down an open file
 // each time (2-3 µs against 10-16 µs a file here, a dozen files a run).
-// A nil ctl, a run's own group's, opens each file when used.
+// A nil ctl, a run's own group's, opens each file when used, as does a
+// file not held.
 type ctl struct {
-	fds map[ctlKey]int // filled by hold before the group is shared, then read-only
+	fds map[string]heldFile // filled by hold before the group is shared, then read-only
 }
 
-type ctlKey struct {
-	path  string
-	write bool
+type heldFile struct {
+	fd   int
+	mode int // unix.O_RDONLY, O_WRONLY or O_RDWR
 }
 
-// hold opens the files for the group's life; Delete closes them.
-func (c *ctl) hold(paths []string, write bool) error {
+// heldFDs counts the descriptors all ctls hold. They stay within a
+// quarter of the soft RLIMIT_NOFILE, and none are held below 4096 (Go
+// raises the soft limit to the hard one at start, 524288 under systemd):
+// past that, files are opened when used, and the rest of docket (pipes,
+// helpers, boxes) keeps its room.
+var (
+	heldFDs     atomic.Int64
+	fdBudget    int64
+	fdBudgetSet sync.Once
+)
+
+func heldFDBudget() int64 {
+	fdBudgetSet.Do(func() {
+		var rl unix.Rlimit
+		if unix.Getrlimit(unix.RLIMIT_NOFILE, &rl) == nil && rl.Cur >= 4096 {
+			fdBudget = int64(min(rl.Cur, 1<<30) / 4)
+		}
+	})
+	return fdBudget
+}
+
+// hold opens files for the group's life (Delete closes them), as many
+// as the budget allows; mode is how each is used.
+func (c *ctl) hold(files map[string]int) {
 	if c.fds == nil {
-		c.fds = map[ctlKey]int{}
+		c.fds = map[string]heldFile{}
 	}
-	mode := unix.O_RDONLY
-	if write {
-		mode = unix.O_WRONLY
-	}
-	for _, p := range paths {
+	for p, mode := range files {
+		if heldFDs.Add(1) > heldFDBudget() {
+			heldFDs.Add(-1)
+			return
+		}
 		fd, err := unix.Open(p, mode|unix.O_CLOEXEC, 0)
 		if err != nil {
-			return &fs.PathError{Op: "open", Path: p, Err: err}
+			heldFDs.Add(-1)
+			continue // opened when used, where the error shows
 		}
-		c.fds[ctlKey{p, write}] = fd
+		c.fds[p] = heldFile{fd, mode}
 	}
-	return nil
 }
 
 func (c *ctl) close() {
 	if c == nil {
 		return
 	}
-	for k, fd := range c.fds {
-		unix.Close(fd)
-		delete(c.fds, k)
+	for p, h := range c.fds {
+		unix.Close(h.fd)
+		heldFDs.Add(-1)
+		delete(c.fds, p)
 	}
 }
 
@@ -100,12 +126,16 @@ func (c *ctl) write(path, value string) error {
 	}
 }
 
+// fd is the held descriptor of path, if one is held for the use.
 func (c *ctl) fd(path string, write bool) (int, bool) {
 	if c == nil {
 		return -1, false
 	}
-	fd, ok := c.fds[ctlKey{path, write}]
-	return fd, ok
+	h, ok := c.fds[path]
+	if !ok || h.mode == unix.O_RDWR {
+		return h.fd, ok
+	}
+	return h.fd, (h.mode == unix.O_WRONLY) == write
 }
 
 // emptyGroup is a group that knows when Procs last found it empty.

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // v1Manager: one directory per controller, each beneath docket's own
@@ -368,28 +370,26 @@ func (g *v1Group) Delete() error {
 	return nil
 }
 
-// hold opens the files read or written around every run of a kept group.
-func (g *v1Group) hold() error {
+// hold opens the files read or written around every run of a kept
+// group. cgroup.procs is written through a held descriptor but read
+// anew: v1 serves a second read of one open file from the process list
+// it made for the first (kept a second), a stale one.
+func (g *v1Group) hold() {
 	g.ctl = &ctl{}
-	// cgroup.procs is written through a held descriptor, but read anew:
-	// v1 serves a second read of one open file from the process list it
-	// made for the first (kept a second), a stale one.
-	var rd, wr []string
+	files := map[string]int{}
 	for _, d := range g.order {
-		wr = append(wr, filepath.Join(d, "cgroup.procs"))
+		files[filepath.Join(d, "cgroup.procs")] = unix.O_WRONLY
 	}
 	if d, ok := g.dirs[Memory]; ok {
-		rd = append(rd, filepath.Join(d, "memory.usage_in_bytes"), filepath.Join(d, "memory.max_usage_in_bytes"), filepath.Join(d, "memory.oom_control"))
-		wr = append(wr, filepath.Join(d, "memory.max_usage_in_bytes"))
+		files[filepath.Join(d, "memory.usage_in_bytes")] = unix.O_RDONLY
+		files[filepath.Join(d, "memory.max_usage_in_bytes")] = unix.O_RDWR
+		files[filepath.Join(d, "memory.oom_control")] = unix.O_RDONLY
 	}
 	if d, ok := g.dirs[CPU]; ok {
-		rd = append(rd, filepath.Join(d, "cpuacct.usage"), filepath.Join(d, "cpuacct.stat"))
-		wr = append(wr, filepath.Join(d, "cpuacct.usage"))
+		files[filepath.Join(d, "cpuacct.usage")] = unix.O_RDWR
+		files[filepath.Join(d, "cpuacct.stat")] = unix.O_RDONLY
 	}
-	if err := g.ctl.hold(rd, false); err != nil {
-		return err
-	}
-	return g.ctl.hold(wr, true)
+	g.ctl.hold(files)
 }
 
 // Keep creates or takes over the group, then resets it.
@@ -407,9 +407,7 @@ func (m *v1Manager) Keep(name string, spec Spec) (Kept, error) {
 }
 
 func (g *v1Group) keep(spec Spec, unknown bool) error {
-	if err := g.hold(); err != nil {
-		return err
-	}
+	g.hold()
 	return g.reset(spec, unknown)
 }
 

@@ -304,17 +304,15 @@ func (m *v2Manager) Keep(name string, spec Spec) (Kept, error) {
 
 func (g *v2Group) keep(spec Spec, unknown bool) error {
 	g.ctl = &ctl{}
-	procs := filepath.Join(g.dir, "cgroup.procs") // written, read anew as on v1
-	rd := []string{filepath.Join(g.dir, "cpu.stat")}
+	files := map[string]int{
+		filepath.Join(g.dir, "cgroup.procs"): unix.O_WRONLY, // read anew, as on v1
+		filepath.Join(g.dir, "cpu.stat"):     unix.O_RDONLY,
+	}
 	if g.hasMem {
-		rd = append(rd, filepath.Join(g.dir, "memory.current"), filepath.Join(g.dir, "memory.events"))
+		files[filepath.Join(g.dir, "memory.current")] = unix.O_RDONLY
+		files[filepath.Join(g.dir, "memory.events")] = unix.O_RDONLY
 	}
-	if err := g.ctl.hold(rd, false); err != nil {
-		return err
-	}
-	if err := g.ctl.hold([]string{procs}, true); err != nil {
-		return err
-	}
+	g.ctl.hold(files)
 	if g.hasMem {
 		fd, err := openPeak(filepath.Join(g.dir, "memory.peak"))
 		if err != nil {
