@@ -170,12 +170,13 @@ func (m *v1Manager) create(name string, spec Spec) (g *v1Group, existed bool, er
 
 type v1Group struct {
 	m     *v1Manager
-	dirs  map[string]string // judge controller name -> directory (Cpuset: only while pinned)
+	dirs  map[string]string // judge controller name -> directory, cpuset aside; never changed
 	order []string          // the directories, in creation order
 	// cpuset is the group's cpuset directory, made for the first pinned
 	// run; a kept group keeps it, unused by unpinned runs.
 	cpuset     string
 	cpusetMade bool
+	pinned     bool // the run is pinned: AddProc puts it in the cpuset
 	spec       Spec // the limits in force
 	base       v1Base
 	ctl        *ctl // a kept group's files held open
@@ -208,7 +209,7 @@ func (g *v1Group) apply(spec, prev Spec, force bool) error {
 		return g.pin(spec.CPUs)
 	}
 	if spec.CPUs == "" {
-		delete(g.dirs, Cpuset) // the directory, if any, stays for Delete
+		g.pinned = false // the directory, if any, stays for Delete
 	}
 	return nil
 }
@@ -267,7 +268,7 @@ func (g *v1Group) pin(cpus string) error {
 			return err
 		}
 	}
-	g.dirs[Cpuset] = d
+	g.pinned = true
 	return writeFile(filepath.Join(d, "cpuset.cpus"), cpus)
 }
 
@@ -276,7 +277,7 @@ func (g *v1Group) AddProc(pid int) error {
 	g.empty.Store(false)
 	p := strconv.Itoa(pid)
 	for _, d := range g.order {
-		if d == g.cpuset && g.dirs[Cpuset] == "" {
+		if d == g.cpuset && !g.pinned {
 			continue // a kept group's cpuset, not for this unpinned run
 		}
 		if err := g.ctl.write(filepath.Join(d, "cgroup.procs"), p); err != nil {
