@@ -48,6 +48,11 @@ type Cmd struct {
 	// Box is the host directory mounted read-write at /box. Empty: a fresh
 	// box owned by the slot's uid, removed after the run.
 	Box string
+	// BoxFrom, with Box empty, is a host directory whose contents the
+	// fresh box starts with (copied in, with their owners and modes;
+	// nothing is copied back): a compiled program that every test of a
+	// submission starts from, without a host box per test.
+	BoxFrom string
 	// Binds are extra read-only directories (a language's toolchain).
 	Binds []mount.Bind
 	// Stdin: nil reads /dev/null. An *os.File is passed as is.

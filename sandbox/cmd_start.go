@@ -85,6 +85,9 @@ func (c *Cmd) begin() error {
 	if len(c.Args) == 0 {
 		return errors.New("sandbox: Cmd has no Args")
 	}
+	if c.Box != "" && c.BoxFrom != "" {
+		return errors.New("sandbox: Cmd has both Box and BoxFrom")
+	}
 	if err := c.startCanceled(); err != nil {
 		return err
 	}
@@ -125,7 +128,7 @@ func (c *Cmd) prepareBox(seq uint64, uid, gid int) (string, error) {
 	s := c.state
 	if c.rooted() {
 		var err error
-		if s.space, err = newSpace(c.Box, s.lim, uid, gid); err != nil {
+		if s.space, err = newSpace(c.Box, c.BoxFrom, s.lim, uid, gid); err != nil {
 			return "", &SetupError{"box", err}
 		}
 		return "", nil
@@ -140,6 +143,11 @@ func (c *Cmd) prepareBox(seq uint64, uid, gid int) (string, error) {
 	s.tmpBox = box
 	if c.caps().UIDSwitch {
 		if err := os.Chown(box, uid, gid); err != nil {
+			return "", &SetupError{"box", err}
+		}
+	}
+	if c.BoxFrom != "" {
+		if err := copyTree(c.BoxFrom, box); err != nil {
 			return "", &SetupError{"box", err}
 		}
 	}

@@ -114,6 +114,43 @@ func TestBoxCopyBack(t *testing.T) {
 	})
 }
 
+// TestBoxFrom: a box made from Cmd.BoxFrom starts with its contents
+// (owners and modes kept), is the run's uid's to write in, and nothing of
+// the run comes back; the run cannot change the source's files.
+func TestBoxFrom(t *testing.T) {
+	eachHelperPath(t, func(t *testing.T, sl *sandbox.Slot) {
+		from := t.TempDir()
+		os.Chmod(from, 0o755)
+		os.MkdirAll(filepath.Join(from, "lib"), 0o755)
+		for name, data := range map[string]string{"prog": "#!/bin/sh\necho ran\n", "lib/data": "d"} {
+			if err := os.WriteFile(filepath.Join(from, name), []byte(data), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := sl.Command("/bin/sh", "-c", "./prog && cat lib/data && echo new > made && stat -c '%u %a' . prog && (echo x > prog || echo ro)")
+		cmd.BoxFrom, cmd.Limits.Processes = from, 8
+		res, err := cmd.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "ran\nd" + strconv.Itoa(sl.UID) + " 700\n0 755\nro\n"
+		if res.Status != sandbox.OK || string(res.Stdout) != want {
+			t.Fatalf("status %s (%s) stdout %q, want %q; stderr %q", res.Status, res.Source, res.Stdout, want, res.Stderr)
+		}
+		if _, err := os.Stat(filepath.Join(from, "made")); err == nil {
+			t.Error("a file the run made came back to BoxFrom")
+		}
+		if b, _ := os.ReadFile(filepath.Join(from, "prog")); string(b) != "#!/bin/sh\necho ran\n" {
+			t.Errorf("BoxFrom's prog changed: %q", b)
+		}
+		both := sl.Command("/bin/true")
+		both.Box, both.BoxFrom = from, from
+		if _, err := both.Run(); err == nil {
+			t.Error("a Cmd with both Box and BoxFrom ran")
+		}
+	})
+}
+
 // TestNoHostPaths: nothing a run can read names a host path: not its box,
 // its stdin or stdout file, or the sandbox's state directory.
 func TestNoHostPaths(t *testing.T) {

@@ -67,14 +67,19 @@ func (sp *space) dir(name string) string {
 	return "/proc/self/fd/" + strconv.Itoa(int(sp.mnt.Fd())) + "/" + name
 }
 
-// newSpace makes a run's writable space: a tmpfs sized for host's contents
-// plus lim's disk limits, the box directory (host's contents, owner and
-// mode, or an empty directory of uid's, mode 0700) and a sticky /tmp.
-func newSpace(host string, lim Limits, uid, gid int) (*space, error) {
+// newSpace makes a run's writable space: a tmpfs sized for host's (or
+// from's) contents plus lim's disk limits, the box directory (host's
+// contents, owner and mode; or an empty directory of uid's, mode 0700,
+// with from's contents) and a sticky /tmp.
+func newSpace(host, from string, lim Limits, uid, gid int) (*space, error) {
 	sp := &space{host: host, limit: usage{bytes: roundPage(lim.Disk), inodes: int64(lim.DiskInodes)}}
 	need := usage{inodes: 3} // the root, box, tmp
-	if host != "" {
-		n, err := measure(host)
+	src := host
+	if src == "" {
+		src = from
+	}
+	if src != "" {
+		n, err := measure(src)
 		if err != nil {
 			return nil, err
 		}
@@ -84,7 +89,7 @@ func newSpace(host string, lim Limits, uid, gid int) (*space, error) {
 	if sp.mnt, err = mountTmpfs(need.bytes+sp.limit.bytes+spaceSlack, need.inodes+sp.limit.inodes+1); err != nil {
 		return nil, err
 	}
-	if err := sp.fill(host, uid, gid); err != nil {
+	if err := sp.fill(host, from, uid, gid); err != nil {
 		sp.close()
 		return nil, err
 	}
@@ -92,8 +97,8 @@ func newSpace(host string, lim Limits, uid, gid int) (*space, error) {
 }
 
 // fill makes the box and /tmp and takes the baseline.
-func (sp *space) fill(host string, uid, gid int) (err error) {
-	if err := sp.makeBox(host, uid, gid); err != nil {
+func (sp *space) fill(host, from string, uid, gid int) (err error) {
+	if err := sp.makeBox(host, from, uid, gid); err != nil {
 		return err
 	}
 	if err := os.Mkdir(sp.dir("tmp"), 0o755); err != nil {
@@ -189,26 +194,46 @@ func measure(dir string) (usage, error) {
 // nor a symbolic link is not copied.
 var errSpecial = errors.New("not a regular file, directory or symbolic link")
 
-// makeBox creates the box directory: a copy of host, or an empty one.
-func (sp *space) makeBox(host string, uid, gid int) error {
+// makeBox creates the box directory: a copy of host, or an empty one of
+// uid's with from's contents.
+func (sp *space) makeBox(host, from string, uid, gid int) error {
 	box := sp.dir("box")
-	if host == "" {
-		if err := os.Mkdir(box, 0o700); err != nil {
-			return err
-		}
-		return os.Lchown(box, uid, gid)
-	}
 	sp.copied = map[string]stamp2{}
-	return filepath.WalkDir(host, func(p string, d fs.DirEntry, err error) error {
+	if host != "" {
+		return sp.copyTree(host, box, true)
+	}
+	if err := os.Mkdir(box, 0o700); err != nil {
+		return err
+	}
+	if err := os.Lchown(box, uid, gid); err != nil {
+		return err
+	}
+	if from == "" {
+		return nil
+	}
+	return sp.copyTree(from, box, false)
+}
+
+// copyTree copies src's tree to dst in the tmpfs, src itself too when
+// withRoot (dst does not exist yet), else only what is beneath it.
+func (sp *space) copyTree(src, dst string, withRoot bool) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(host, p)
-		if err != nil {
+		rel, err := filepath.Rel(src, p)
+		if err != nil || (rel == "." && !withRoot) {
 			return err
 		}
-		return sp.copyIn(p, filepath.Join(box, rel), rel)
+		return sp.copyIn(p, filepath.Join(dst, rel), rel)
 	})
+}
+
+// copyTree copies src's contents into the existing directory dst: an
+// unrooted run's box made from Cmd.BoxFrom.
+func copyTree(src, dst string) error {
+	sp := &space{copied: map[string]stamp2{}}
+	return sp.copyTree(src, dst, false)
 }
 
 // copyIn copies one entry of the host box (src) to dst in the tmpfs, with

@@ -24,9 +24,14 @@ const (
 	checkerMemoryMB = 2048
 )
 
-// test judges one test.
+// test judges one test. A batch test compared by the default comparison
+// needs nothing on the host but its output, a file every such test of
+// the judging writes in turn; the other kinds get a directory each.
 func (r *judging) test(ctx context.Context, t *problem.Test) TestResult {
 	tr := TestResult{Name: t.Name, Group: t.Group.Name, Score: 1}
+	if !r.p.MultiPass && !r.p.Interactive && r.p.TwoStep == nil && r.checker == nil {
+		return r.batchTest(t, filepath.Join(r.ws, "output"), "", tr)
+	}
 	r.seq++
 	dir := filepath.Join(r.ws, fmt.Sprintf("t%d", r.seq))
 	if err := os.Mkdir(dir, 0o711); err != nil {
@@ -41,9 +46,14 @@ func (r *judging) test(ctx context.Context, t *problem.Test) TestResult {
 	case r.p.TwoStep != nil:
 		return r.twoStep(t, dir, tr)
 	}
-	out := filepath.Join(dir, "output")
+	return r.batchTest(t, filepath.Join(dir, "output"), dir, tr)
+}
+
+// batchTest runs the submission on the test's input, its output into
+// out, and checks it (a checker works in dir).
+func (r *judging) batchTest(t *problem.Test, out, dir string, tr TestResult) TestResult {
 	var stderr stderrHead
-	res, err := r.runProgram(r.prog, nil, t.In, out, filepath.Join(dir, "box"), &stderr)
+	res, err := r.runProgram(r.prog, nil, t.In, out, "", &stderr)
 	if err != nil {
 		return seTest(tr, err)
 	}
@@ -61,13 +71,20 @@ func seTest(tr TestResult, err error) TestResult {
 
 // runProgram runs the submission (b) on stdin from inPath with stdout
 // into outPath (a host file outside the box: RLIMIT_FSIZE caps it) in a
-// fresh box, which stays for the caller to read (a two-step handoff).
+// fresh box: a host directory box, which stays for the caller to read (a
+// two-step handoff), or with box "" one made from the program's directory
+// in the run's own space, with nothing on the host to make or remove.
 func (r *judging) runProgram(b *built, args []string, inPath, outPath, box string, stderr *stderrHead) (*sandbox.Result, error) {
-	if err := mkBox(box, r.j.Slot.UID); err != nil {
-		return nil, err
-	}
-	if err := populate(box, b); err != nil {
-		return nil, err
+	cmd := r.command()
+	cmd.Box, cmd.BoxFrom = box, b.dir
+	if box != "" {
+		if err := mkBox(box, r.j.Slot.UID); err != nil {
+			return nil, err
+		}
+		if err := populate(box, b); err != nil {
+			return nil, err
+		}
+		cmd.BoxFrom = ""
 	}
 	in, err := os.Open(inPath)
 	if err != nil {
@@ -79,9 +96,8 @@ func (r *judging) runProgram(b *built, args []string, inPath, outPath, box strin
 		return nil, err
 	}
 	defer out.Close()
-	cmd := r.command()
 	cmd.Args = b.command(r.memMB, args...)
-	cmd.Box, cmd.Env, cmd.Binds = box, b.lang.Env, binds(b.lang)
+	cmd.Env, cmd.Binds = b.lang.Env, binds(b.lang)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, out, stderr
 	cmd.Limits = r.runLimits(b)
 	var res *sandbox.Result

@@ -29,18 +29,20 @@ type figure struct {
 }
 
 var figures = []figure{
-	{"sandbox run /bin/true, ms (baseline: fork+exec)", "BenchmarkOverhead/true", "sandbox-median-ms", "plain-median-ms", "ratio", "< 3"},
-	{"sandbox run static a+b, ms (baseline: fork+exec)", "BenchmarkOverhead/aplusb", "sandbox-median-ms", "plain-median-ms", "ratio", "< 3"},
+	{"sandbox run /bin/true, ms (baseline: fork+exec)", "BenchmarkOverhead/true", "sandbox-median-ms", "plain-median-ms", "ratio", "<= 1.5"},
+	{"sandbox run static a+b, ms (baseline: fork+exec)", "BenchmarkOverhead/aplusb", "sandbox-median-ms", "plain-median-ms", "ratio", "<= 1.5"},
+	{"sandbox run /bin/true + its teardown, ms (baseline: fork+exec)", "BenchmarkOverhead/true", "with-teardown-median-ms", "plain-median-ms", "with-teardown-ratio", "report"},
+	{"sandbox run static a+b + its teardown, ms (baseline: fork+exec)", "BenchmarkOverhead/aplusb", "with-teardown-median-ms", "plain-median-ms", "with-teardown-ratio", "report"},
 	{"docket exec -- /bin/true, ms (baseline: isolate --run)", "BenchmarkExecCommand", "docket-median-ms", "isolate-median-ms", "docket/isolate", "<= 1"},
 	{"docket exec -- /bin/true, ms (floor: fork+exec)", "BenchmarkExecCommand", "docket-median-ms", "plain-median-ms", "docket/plain", "floor"},
 	{"docket-exec -- /bin/true, ms (baseline: isolate --run)", "BenchmarkExecCommand", "docket-exec-median-ms", "isolate-median-ms", "docket-exec/isolate", "<= 1"},
 	{"docket-exec -- /bin/true, ms (floor: fork+exec)", "BenchmarkExecCommand", "docket-exec-median-ms", "plain-median-ms", "docket-exec/plain", "floor"},
-	{"submission, ms per test (baseline: isolate --run loop)", "BenchmarkJudge100", "docket-ms/test", "isolate-ms/test", "docket/isolate", "<= 1"},
+	{"submission, ms per test (baseline: isolate --run loop)", "BenchmarkJudge100", "docket-ms/test", "isolate-ms/test", "docket/isolate", "<= 0.33"},
 	{"submission, ms per test (floor: fork+exec loop)", "BenchmarkJudge100", "docket-ms/test", "plain-ms/test", "docket/plain", "floor"},
 	{"submission, % of wall time outside sandbox runs", "BenchmarkJudge100", "%outside-sandbox", "", "", "< 10"},
-	{"CPU time spread (max-min)/median of 1 s (baseline: rusage outside)", "BenchmarkTimingNoise", "sandbox-spread", "plain-spread", "spread-ratio", "report"},
+	{"CPU time spread (max-min)/median of 1 s (baseline: rusage outside)", "BenchmarkTimingNoise", "sandbox-spread", "plain-spread", "spread-ratio", "about 1"},
 	{"CPU time stddev of 1 s, ms (baseline: rusage outside)", "BenchmarkTimingNoise", "sandbox-cpu-stddev-ms", "plain-cpu-stddev-ms", "", "report"},
-	{"queue, judged/s (baseline: bare pipeline)", "BenchmarkBurst", "queue-judged/s", "bare-judged/s", "ratio", ">= 0.9"},
+	{"queue, judged/s (baseline: bare pipeline)", "BenchmarkBurst", "queue-judged/s", "bare-judged/s", "ratio", ">= 0.95"},
 }
 
 func main() {
