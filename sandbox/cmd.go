@@ -97,6 +97,7 @@ type runState struct {
 	pgid     bool        // the helper leads a process group (no pid namespace)
 	fast     bool        // Start asks the zygote for the helper first
 	group    cgroup.Group
+	kept     *keptRun // group is the slot's kept group (slotgroups.go)
 	tmpBox   string
 	space    *space         // the box and /tmp, with a mount namespace
 	watchers sync.WaitGroup // watchdogs that use state cleanup frees

@@ -225,10 +225,16 @@ func (c *Cmd) rlimits() rlimit.Set {
 	return rl
 }
 
-// makeGroup creates the run's cgroup, where the host has cgroups.
+// makeGroup takes the slot's kept cgroup for the run's role, reset for
+// its limits, or else creates one for the run, where the host has cgroups.
 func (c *Cmd) makeGroup(seq uint64) error {
 	sb, s := c.Slot.sb, c.state
 	if sb.cg == nil {
+		return nil
+	}
+	spec := cgroup.Spec{MemoryBytes: s.lim.Memory, Pids: s.lim.tasks(), CPUs: s.lim.CPUs}
+	if s.kept = c.Slot.takeKept(c.Trusted, spec); s.kept != nil {
+		s.group = s.kept.g
 		return nil
 	}
 	name := c.runName(seq)
@@ -236,7 +242,7 @@ func (c *Cmd) makeGroup(seq uint64) error {
 		name += "t"
 	}
 	var err error
-	s.group, err = sb.cg.New(name, cgroup.Spec{MemoryBytes: s.lim.Memory, Pids: s.lim.tasks(), CPUs: s.lim.CPUs})
+	s.group, err = sb.cg.New(name, spec)
 	if err != nil {
 		return &SetupError{"cgroup", err}
 	}

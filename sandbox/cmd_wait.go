@@ -226,14 +226,18 @@ func (s *runState) sweep() {
 	}
 }
 
-// cleanup removes the cgroup and the temporary box.
+// cleanup gives the slot's kept cgroup back (or removes the run's own)
+// and removes the temporary box.
 func (s *runState) cleanup() error {
 	var errs []string
 	for _, cl := range s.closers {
 		cl.Close()
 	}
 	s.closers = nil
-	if s.group != nil {
+	// A kept group with no process left goes back to the slot, after the
+	// space: what the run wrote there is charged to the group until then.
+	keep := s.keptEmpty()
+	if s.group != nil && !keep {
 		var err error
 		for i := 0; i < 100; i++ {
 			if err = s.group.Delete(); err == nil {
@@ -245,7 +249,6 @@ func (s *runState) cleanup() error {
 		if err != nil {
 			errs = append(errs, "remove cgroup: "+err.Error())
 		}
-		s.group = nil
 	}
 	if s.space != nil {
 		s.space.close()
@@ -257,6 +260,8 @@ func (s *runState) cleanup() error {
 		}
 		s.tmpBox = ""
 	}
+	s.releaseKept(keep)
+	s.group = nil
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
 	}

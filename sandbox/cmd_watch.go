@@ -14,6 +14,7 @@ func (c *Cmd) armWatchdogs() {
 	s := c.state
 	s.timer = time.AfterFunc(s.lim.WallTime, func() { c.kill(TLE, SourceWall) })
 	if s.group != nil && c.caps().cgroups.Usable(cgroup.CPU) {
+		s.watchers.Add(1)
 		go c.watchCPU(s.group)
 	}
 	if s.space != nil {
@@ -97,6 +98,7 @@ func (c *Cmd) killTree() {
 // fails.
 func (c *Cmd) watchCPU(group cgroup.Group) {
 	s := c.state
+	defer s.watchers.Done() // a slot's kept group goes on to its next run
 	limit := s.lim.CPUTime
 	ncpu := time.Duration(ncpus())
 	for {

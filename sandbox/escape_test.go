@@ -145,7 +145,11 @@ func processesOf(uids ...int) []int {
 // cgroupChildren lists run cgroups left beneath docket's parents: the
 // one unified directory on v2, the docket directory of each controller
 // (beneath this process's own cgroup) on v1.
-func cgroupChildren(sb *sandbox.Sandbox) []string {
+func cgroupChildren(sb *sandbox.Sandbox) []string { return cgroupsNamed(sb, sb.RunPrefix()) }
+
+// cgroupsNamed lists the cgroups beneath docket's parents whose names
+// start with prefix.
+func cgroupsNamed(sb *sandbox.Sandbox, prefix string) []string {
 	var dirs []string
 	var out []string
 	if p, ok := strings.CutPrefix(sandbox.CgroupParent(sb), "v2 "); ok {
@@ -161,7 +165,7 @@ func cgroupChildren(sb *sandbox.Sandbox) []string {
 	for _, dir := range dirs {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
-			if e.IsDir() && strings.HasPrefix(e.Name(), sb.RunPrefix()) {
+			if e.IsDir() && strings.HasPrefix(e.Name(), prefix) {
 				out = append(out, filepath.Join(dir, e.Name()))
 			}
 		}

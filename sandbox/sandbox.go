@@ -200,7 +200,8 @@ type Slot struct {
 	lock       *os.File
 	mu         sync.Mutex
 	seq        uint64
-	teardowns  teardowns // runs still being torn down (teardown.go)
+	groups     slotGroups // kept cgroups (slotgroups.go)
+	teardowns  teardowns  // runs still being torn down (teardown.go)
 }
 
 // Slot claims slot n for this process. Slots are locked with flock(2) on a
@@ -261,6 +262,7 @@ func (sl *Slot) Release() {
 	sl.sb.slotMu.Lock()
 	delete(sl.sb.slots, sl.N)
 	sl.sb.slotMu.Unlock()
+	sl.closeGroups() // before the lock: the names are the lock's
 	if sl.lock != nil {
 		sl.lock.Close()
 		sl.lock = nil

@@ -1,14 +1,15 @@
-// Package cgroup creates one short-lived control group per sandboxed run,
-// on cgroup v1 (one directory per controller) or v2 (one unified
-// directory), beneath docket's own cgroup or a configured parent.
+// Package cgroup creates the control groups of sandboxed runs, on cgroup
+// v1 (one directory per controller) or v2 (one unified directory),
+// beneath docket's own cgroup or a configured parent: one short-lived
+// group per run (New), or a group kept from run to run and reset between
+// them (Keep), which spares every run a mkdir and an rmdir per controller.
 //
-// On v2, creation, limits and deletion go through containerd/cgroups/v3. On
-// v1 they are plain mkdir, write and rmdir calls: the library's Delete walks
-// every directory with an lstat of each of its files, and a run's group is
-// created and removed on the critical path of every run. The few numbers a
+// Creation, limits and deletion are plain mkdir, write and rmdir calls on
+// both hierarchies (containerd's libraries would walk every directory on
+// Delete with an lstat of each of its files, and their v2 package brings
+// protobuf into every binary that imports this one). The few numbers a
 // judge needs after every run (CPU time, memory peak, OOM kills) are read
-// straight from their files on both: the library's Stat reads every file of
-// every controller, which costs more than the run of a small program.
+// straight from their files.
 package cgroup
 
 import (
@@ -99,7 +100,41 @@ type Manager interface {
 	// Parent describes where groups are created (for reports).
 	Parent() string
 	New(name string, spec Spec) (Group, error)
+	// Keep creates a group that outlives its run, or takes over one of
+	// that name left by an earlier process (a crashed worker), and makes
+	// it ready for a run of spec. Between two runs, Reset it. An error
+	// wrapping ErrNotReusable means this host cannot reset groups (v2
+	// before Linux 6.12): use New for every run.
+	Keep(name string, spec Spec) (Kept, error)
 }
+
+// Kept is a group kept from one run to the next.
+type Kept interface {
+	Group
+	// Reset makes the group ready for the next run: it applies spec
+	// where it differs from the last run's, and makes Stats and CPUUsage
+	// count from now on (the memory peak from the memory still charged,
+	// which must be little). It refuses while processes remain
+	// (ErrNotEmpty), and with an error wrapping ErrNotReusable when the
+	// group cannot count afresh (a run left page cache charged to it, or
+	// the kernel cannot reset the peak): then Delete it and Keep a new one.
+	Reset(spec Spec) error
+}
+
+var (
+	// ErrNotReusable: a kept group cannot be made to count afresh.
+	ErrNotReusable = errors.New("cgroup: group cannot be reused")
+	// ErrNotEmpty: a group still holds processes.
+	ErrNotEmpty = errors.New("cgroup: processes remain in the group")
+)
+
+// ResidualMax is the memory a kept group may still be charged with when
+// it is reset, its peak then starting from there. After a run of a small
+// program some 0.1-0.7 MiB remain (per-CPU charge batches, kernel objects
+// freed late), which a fresh group's peak counts as well; a run that left
+// more (files it read for the first time: a compiler's page cache) would
+// make the next run's peak start high, so the group is not reused.
+const ResidualMax = 1 << 20
 
 // ErrUnavailable is returned by Open when no usable hierarchy exists.
 var ErrUnavailable = errors.New("cgroup: no usable cgroup hierarchy")
@@ -211,11 +246,16 @@ func ownPaths() (map[string]string, error) {
 }
 
 // readUint reads a file holding one decimal number.
-func readUint(path string) (uint64, error) {
-	b, err := readControl(path)
+func (c *ctl) readUint(path string) (uint64, error) {
+	b, err := c.read(path)
 	if err != nil {
 		return 0, err
 	}
+	return parseUint(b)
+}
+
+// parseUint parses a file's one number ("max" being 0).
+func parseUint(b []byte) (uint64, error) {
 	s := strings.TrimSpace(string(b))
 	if s == "max" {
 		return 0, nil
@@ -224,8 +264,8 @@ func readUint(path string) (uint64, error) {
 }
 
 // readKey finds "key value" in a flat keyed file (cpu.stat, memory.events, oom_control).
-func readKey(path, key string) (uint64, bool, error) {
-	b, err := readControl(path)
+func (c *ctl) readKey(path, key string) (uint64, bool, error) {
+	b, err := c.read(path)
 	if err != nil {
 		return 0, false, err
 	}
@@ -240,8 +280,8 @@ func readKey(path, key string) (uint64, bool, error) {
 }
 
 // readKeys parses a whole flat keyed file ("key value" lines).
-func readKeys(path string) (map[string]uint64, error) {
-	b, err := readControl(path)
+func (c *ctl) readKeys(path string) (map[string]uint64, error) {
+	b, err := c.read(path)
 	if err != nil {
 		return nil, err
 	}
@@ -266,23 +306,7 @@ func readControl(path string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer unix.Close(fd)
-	buf := make([]byte, 0, 512)
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, &fs.PathError{Op: "read", Path: path, Err: err}
-		}
-		if n == 0 {
-			return buf, nil
-		}
-		buf = buf[:len(buf)+n]
-	}
+	return readFD(fd, path)
 }
 
 // writeFile writes a control file: one open, write and close, no create.
@@ -308,8 +332,8 @@ func writeFile(path, value string) error {
 }
 
 // readProcs parses a cgroup.procs file.
-func readProcs(path string) ([]int, error) {
-	b, err := readControl(path)
+func (c *ctl) readProcs(path string) ([]int, error) {
+	b, err := c.read(path)
 	if err != nil {
 		return nil, err
 	}

@@ -2,42 +2,41 @@ package cgroup_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/docketjudge/docket/internal/testguard"
 	"github.com/docketjudge/docket/internal/testprog"
 	"github.com/docketjudge/docket/sandbox/cgroup"
+	"golang.org/x/sys/unix"
 )
 
 func TestMain(m *testing.M) { testguard.Main(m) }
 
-func needRoot(t *testing.T) {
+func needRoot(t testing.TB) {
 	if os.Geteuid() != 0 {
 		t.Skipf("creating cgroups needs root here (uid %d)", os.Geteuid())
 	}
 }
 
-// runIn starts a trusted test program (not hostile) blocked on stdin,
-// moves it into g, then lets it run to the end. It returns the CPU time
-// the kernel counted for the process itself (rusage), what the group
-// must account for it.
-func runIn(t *testing.T, g cgroup.Group, bin string, args ...string) time.Duration {
+// startIn starts a trusted test program (not hostile) blocked on stdin
+// and moves it into g; writing a line to the pipe (release) lets it run.
+func startIn(t *testing.T, g cgroup.Group, bin string, args ...string) (*exec.Cmd, func()) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	// sh reads one line before exec'ing the program: it is in the group
+	// before the program starts.
+	cmd := exec.Command("/bin/sh", append([]string{"-c", `read x; exec "$0" "$@"`, bin}, args...)...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// sh reads one line before exec'ing the program: it is in the group
-	// before the program starts.
-	cmd.Path = "/bin/sh"
-	cmd.Args = append([]string{"sh", "-c", `read x; exec "$0" "$@"`, bin}, args...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -46,8 +45,19 @@ func runIn(t *testing.T, g cgroup.Group, bin string, args ...string) time.Durati
 		cmd.Wait()
 		t.Fatal(err)
 	}
-	in.Write([]byte("go\n"))
-	in.Close()
+	return cmd, func() {
+		in.Write([]byte("go\n"))
+		in.Close()
+	}
+}
+
+// runIn runs a trusted test program in g to its end. It returns the CPU
+// time the kernel counted for the process itself (rusage), what the group
+// must account for it.
+func runIn(t *testing.T, g cgroup.Group, bin string, args ...string) time.Duration {
+	t.Helper()
+	cmd, release := startIn(t, g, bin, args...)
+	release()
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("%s: %v", bin, err)
 	}
@@ -82,8 +92,10 @@ func scaled(d time.Duration) time.Duration {
 	return d * time.Duration(n)
 }
 
-func TestV1Group(t *testing.T) {
-	needRoot(t)
+// openV1 opens the v1 hierarchy (skipping without one), whose memory,
+// pids and CPU controllers must be usable.
+func openV1(t *testing.T) cgroup.Manager {
+	t.Helper()
 	m, err := cgroup.Open(cgroup.Options{Version: cgroup.V1})
 	if errors.Is(err, cgroup.ErrUnavailable) {
 		t.Skipf("no cgroup v1 hierarchy on this host: %v", err)
@@ -96,6 +108,12 @@ func TestV1Group(t *testing.T) {
 			t.Fatalf("v1 controller %s unusable: %s", c, m.Controllers()[c])
 		}
 	}
+	return m
+}
+
+func TestV1Group(t *testing.T) {
+	needRoot(t)
+	m := openV1(t)
 	g, err := m.New("test-v1", cgroup.Spec{MemoryBytes: 128 << 20, Pids: 8})
 	if err != nil {
 		t.Fatal(err)
@@ -235,4 +253,267 @@ func TestInvalidNames(t *testing.T) {
 			t.Errorf("name %q accepted", n)
 		}
 	}
+}
+
+var keptSpec = cgroup.Spec{MemoryBytes: 128 << 20, Pids: 8}
+
+// keep makes a kept group for a test, removed at its end. On cgroup v2
+// with a memory controller, a kernel before 6.12 cannot reset a peak:
+// Keep must say so (ErrNotReusable, what the test then checked), and keep
+// returns nil.
+func keep(t *testing.T, m cgroup.Manager, name string, spec cgroup.Spec) cgroup.Kept {
+	t.Helper()
+	g, err := m.Keep(name, spec)
+	v2mem := m.Version() == cgroup.V2 && m.Controllers().Usable(cgroup.Memory)
+	if v2mem && !kernelAtLeast(t, 6, 12) {
+		if !errors.Is(err, cgroup.ErrNotReusable) {
+			t.Fatalf("Keep on cgroup v2 before Linux 6.12 (no memory.peak reset): %v, want ErrNotReusable", err)
+		}
+		t.Logf("kept groups are not reusable on this kernel, as Keep says: %v", err)
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Delete() })
+	return g
+}
+
+func kernelAtLeast(t *testing.T, major, minor int) bool {
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		t.Fatal(err)
+	}
+	var a, b int
+	if _, err := fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &a, &b); err != nil {
+		t.Fatal(err)
+	}
+	return a > major || (a == major && b >= minor)
+}
+
+func stats(t *testing.T, g cgroup.Group) cgroup.Stats {
+	t.Helper()
+	st, err := g.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func reset(t *testing.T, g cgroup.Kept, spec cgroup.Spec) {
+	t.Helper()
+	if err := g.Reset(spec); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// bigRun runs 200 ms of CPU and, with memory, touches 64 MiB in g: what
+// the next run of a reset group must not see.
+func bigRun(t *testing.T, g cgroup.Group, mem bool) {
+	t.Helper()
+	used := runIn(t, g, testprog.C(t, "../testdata/progs/busy.c"), "200")
+	if mem {
+		used += runIn(t, g, testprog.C(t, "testdata/touchn.c"), "64")
+	}
+	st := stats(t, g)
+	checkCPU(t, st.CPU, used)
+	if mem && st.MemoryPeak < 64<<20 {
+		t.Errorf("first run: memory peak %d KiB, want 64 MiB or more", st.MemoryPeak>>10)
+	}
+}
+
+// checkSmallRun runs a program that touches 1 MiB and burns next to no
+// CPU in g, which was reset after a bigger run: its Stats must be this
+// run's alone, the peak within ResidualMax of the same run's in a fresh
+// group.
+func checkSmallRun(t *testing.T, m cgroup.Manager, g cgroup.Group) {
+	t.Helper()
+	touch := testprog.C(t, "testdata/touchn.c")
+	used := runIn(t, g, touch, "1")
+	st := stats(t, g)
+	if st.CPU > used+scaled(20*time.Millisecond) || st.User+st.System > st.CPU+time.Millisecond {
+		t.Errorf("CPU %v (user %v, system %v) after the reset, want this run's %v: the earlier run's counted", st.CPU, st.User, st.System, used)
+	}
+	if st.OOMKills != 0 {
+		t.Errorf("OOM kills %d after the reset: the earlier run's counted", st.OOMKills)
+	}
+	if !m.Controllers().Usable(cgroup.Memory) {
+		return
+	}
+	fresh, err := m.New("test-fresh", keptSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Delete()
+	runIn(t, fresh, touch, "1")
+	want := stats(t, fresh).MemoryPeak
+	if st.MemoryPeak < 1<<20 || st.MemoryPeak > want+cgroup.ResidualMax {
+		t.Errorf("memory peak %d KiB after the reset, want 1 MiB or more and at most %d KiB (a fresh group's %d KiB + ResidualMax)",
+			st.MemoryPeak>>10, (want+cgroup.ResidualMax)>>10, want>>10)
+	}
+	t.Logf("peak %d KiB kept, %d KiB fresh; CPU %v kept, %v the process's", st.MemoryPeak>>10, want>>10, st.CPU, used)
+}
+
+// A kept group, reset after a run of 64 MiB and 200 ms of CPU, reports
+// only the next run's 1 MiB and few milliseconds.
+func TestV1KeptResets(t *testing.T) {
+	needRoot(t)
+	m := openV1(t)
+	g := keep(t, m, "test-kept", keptSpec)
+	bigRun(t, g, true)
+	reset(t, g, keptSpec)
+	checkSmallRun(t, m, g)
+}
+
+func TestV2KeptResets(t *testing.T) {
+	needRoot(t)
+	m, full := openV2(t)
+	if !full {
+		t.Logf("v2 without memory/pids controllers here: CPU counters only")
+	}
+	spec := cgroup.Spec{}
+	if full {
+		spec = keptSpec
+	}
+	g := keep(t, m, "test-kept", spec)
+	if g == nil {
+		return // Keep refused, as it must on this kernel
+	}
+	bigRun(t, g, full)
+	reset(t, g, spec)
+	checkSmallRun(t, m, g)
+}
+
+// After an OOM kill under a 32 MiB limit, Reset raises the limit (64 MiB
+// then fits) and the next runs count no OOM kill.
+func checkKeptOOM(t *testing.T, m cgroup.Manager) {
+	touch := testprog.C(t, "testdata/touchn.c")
+	g := keep(t, m, "test-kept-oom", cgroup.Spec{MemoryBytes: 32 << 20, Pids: 8})
+	if g == nil {
+		return // Keep refused, as it must on this kernel
+	}
+	cmd, release := startIn(t, g, touch, "64")
+	release()
+	err := cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("64 MiB under a 32 MiB limit: %v, want killed", err)
+	}
+	if st := stats(t, g); st.OOMKills == 0 {
+		t.Fatalf("the OOM kill was not counted: %+v", st)
+	}
+	reset(t, g, keptSpec)
+	runIn(t, g, touch, "64") // fails unless the new limit is in force
+	if st := stats(t, g); st.OOMKills != 0 || st.MemoryPeak < 64<<20 {
+		t.Errorf("after the reset: %d OOM kills, peak %d KiB; want 0 and 64 MiB or more", st.OOMKills, st.MemoryPeak>>10)
+	}
+	reset(t, g, keptSpec)
+	checkSmallRun(t, m, g)
+}
+
+func TestV1KeptAfterOOM(t *testing.T) {
+	needRoot(t)
+	checkKeptOOM(t, openV1(t))
+}
+
+func TestV2KeptAfterOOM(t *testing.T) {
+	needRoot(t)
+	m, full := openV2(t)
+	if !full {
+		t.Skipf("this host's v2 hierarchy has no memory controller (pure v2: make test-cgroup2): %s", m.Controllers()[cgroup.Memory])
+	}
+	checkKeptOOM(t, m)
+}
+
+// Reset refuses while a process is in the group, and works once it ended.
+func TestKeptRefusesProcesses(t *testing.T) {
+	needRoot(t)
+	m := openV1(t)
+	g := keep(t, m, "test-kept-busy", keptSpec)
+	cmd, release := startIn(t, g, "/bin/true")
+	err := g.Reset(keptSpec)
+	release()
+	if werr := cmd.Wait(); werr != nil {
+		t.Fatal(werr)
+	}
+	if !errors.Is(err, cgroup.ErrNotEmpty) {
+		t.Fatalf("Reset with a process in the group: %v, want ErrNotEmpty", err)
+	}
+	reset(t, g, keptSpec)
+}
+
+// A run that leaves page cache charged to the group (a file it wrote)
+// makes it not reusable: the next run's peak would start there. Keep then
+// replaces the leftover with a new group, which counts afresh.
+func TestKeptChargedNotReusable(t *testing.T) {
+	needRoot(t)
+	m := openV1(t)
+	g := keep(t, m, "test-kept-charged", keptSpec)
+	file := filepath.Join(t.TempDir(), "f")
+	runIn(t, g, "/bin/sh", "-c", `head -c 8388608 /dev/zero >"$1"`, "sh", file)
+	err := g.Reset(keptSpec)
+	if !errors.Is(err, cgroup.ErrNotReusable) {
+		t.Fatalf("Reset with 8 MiB of page cache charged: %v, want ErrNotReusable", err)
+	}
+	g2 := keep(t, m, "test-kept-charged", keptSpec)
+	checkSmallRun(t, m, g2)
+	os.Remove(file)
+}
+
+// A group left by an earlier process (a worker that crashed) under the
+// name is taken over and counts afresh.
+func TestKeepTakesOverLeftover(t *testing.T) {
+	needRoot(t)
+	m := openV1(t)
+	keep(t, m, "test-kept-left", cgroup.Spec{MemoryBytes: 64 << 20})
+	old, err := m.Keep("test-kept-left", keptSpec) // the leftover, dirtied
+	if err != nil {
+		t.Fatal(err)
+	}
+	bigRun(t, old, true)
+	g := keep(t, m, "test-kept-left", keptSpec)
+	checkSmallRun(t, m, g)
+}
+
+// A kept group pinned for one run and not for the next: the second run's
+// process keeps every CPU.
+func TestKeptPinThenNot(t *testing.T) {
+	needRoot(t)
+	m := openV1(t)
+	if !m.Controllers().Usable(cgroup.Cpuset) {
+		t.Skipf("no cpuset controller: %s", m.Controllers()[cgroup.Cpuset])
+	}
+	all := allowedCPUs(t, nil)
+	if all == "0" {
+		t.Skip("this process may use CPU 0 alone: pinned and not cannot be told apart")
+	}
+	pinned := keptSpec
+	pinned.CPUs = "0"
+	g := keep(t, m, "test-kept-pin", pinned)
+	for _, c := range []struct {
+		spec cgroup.Spec
+		want string
+	}{{pinned, "0"}, {keptSpec, all}, {pinned, "0"}} {
+		reset(t, g, c.spec)
+		if got := allowedCPUs(t, g); got != c.want {
+			t.Errorf("CPUs %q: the run may use %s, want %s", c.spec.CPUs, got, c.want)
+		}
+	}
+}
+
+// allowedCPUs are the CPUs a process in g may use (g nil: this process's).
+func allowedCPUs(t *testing.T, g cgroup.Group) string {
+	out := filepath.Join(t.TempDir(), "status")
+	script := `grep Cpus_allowed_list /proc/self/status >"$1"`
+	if g == nil {
+		if err := exec.Command("/bin/sh", "-c", script, "sh", out).Run(); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		runIn(t, g, "/bin/sh", "-c", script, "sh", out)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(strings.TrimPrefix(string(b), "Cpus_allowed_list:"))
 }
