@@ -208,6 +208,7 @@ build_payload() {
 	CGO_ENABLED=1 "$go" test -c -o "$share/bin/cgroup.test" ./sandbox/cgroup/
 	CGO_ENABLED=1 "$go" build -o "$share/bin/docket" ./cmd/docket
 	cp -r sandbox/testdata "$share/src/sandbox/"
+	cp -r sandbox/cgroup/testdata "$share/src/sandbox/cgroup/"
 	write_guest_script >"$share/guest.sh"
 	log "build: done"
 }
