@@ -96,6 +96,7 @@ type runState struct {
 	process  *os.Process // the helper
 	pgid     bool        // the helper leads a process group (no pid namespace)
 	fast     bool        // Start asks the zygote for the helper first
+	single   bool        // seccomp refuses fork: the target is the run's only process
 	group    cgroup.Group
 	kept     *keptRun // group is the slot's kept group (slotgroups.go)
 	tmpBox   string

@@ -202,7 +202,8 @@ func (c *Cmd) buildRequest(box string, binds []mount.Bind, uid, gid int) (*nsini
 	}
 	req.Rlimits = rlimit.Fit(c.rlimits().Limits(), caps.Root)
 	if caps.Seccomp {
-		progs, err := seccomp.Build(seccomp.Options{SingleProcess: s.lim.Processes <= 1, NoNetwork: !c.Network})
+		s.single = s.lim.Processes <= 1
+		progs, err := seccomp.Build(seccomp.Options{SingleProcess: s.single, NoNetwork: !c.Network})
 		if err != nil {
 			return nil, &SetupError{"seccomp", err}
 		}

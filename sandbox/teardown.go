@@ -54,11 +54,11 @@ func (t *teardowns) start(fn func()) bool {
 
 // endsWithTarget: the run's end is the target's, reported by PID 1 (a pid
 // namespace, PID 1's records), and nothing else of the run can outlive it
-// (a single process: fork is refused, its threads end with it) or spend
-// what the cgroup measures.
+// (a single process: seccomp refuses fork, its threads end with it) or
+// spend what the cgroup measures.
 func (c *Cmd) endsWithTarget() bool {
 	s := c.state
-	return s.records != nil && s.group != nil && !s.pgid && s.lim.Processes <= 1
+	return s.records != nil && s.group != nil && !s.pgid && s.single
 }
 
 // waitTarget waits for the target's status, or for the end of PID 1's
