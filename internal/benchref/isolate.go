@@ -24,6 +24,8 @@ type Isolate struct {
 	CG bool
 	// Dir is the box's directory on the host, /box inside.
 	Dir string
+	// madeCG are the parent cgroups initCG created, removed at cleanup.
+	madeCG []string
 }
 
 // cgParent is the cgroup (in each of isolate's v1 controllers) that
@@ -46,8 +48,20 @@ func OpenIsolate(tb testing.TB, id int) (*Isolate, error) {
 			return nil, err
 		}
 	}
-	tb.Cleanup(func() { i.command("--cleanup").Run() })
+	tb.Cleanup(func() {
+		i.command("--cleanup").Run()
+		i.removeCG()
+	})
 	return i, nil
+}
+
+// removeCG removes the parent cgroups initCG made, once isolate's box is
+// cleaned up: the benchmark leaves no cgroup behind. One that still holds
+// a box (another benchmark's isolate) stays: rmdir refuses it.
+func (i *Isolate) removeCG() {
+	for _, dir := range i.madeCG {
+		os.Remove(dir)
+	}
 }
 
 // findIsolate runs scripts/isolate.sh from the module's root.
@@ -85,15 +99,18 @@ func moduleRoot() (string, error) {
 
 // initCG tries isolate's cgroup mode, which on cgroup v1 needs the parent
 // cgroup in the memory, cpuacct and cpuset controllers (the last with the
-// root's CPUs and memory nodes); the parent is made if missing and kept,
-// as isolate's own installation would.
+// root's CPUs and memory nodes); the parent is made if missing, and
+// removed again when the benchmark ends (removeCG).
 func (i *Isolate) initCG() error {
 	for _, c := range []string{"memory", "cpuacct", "cpuset"} {
 		dir := filepath.Join("/sys/fs/cgroup", c, cgParent)
 		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", c, "tasks")); err != nil {
 			return fmt.Errorf("no cgroup v1 %s controller at /sys/fs/cgroup/%s", c, c)
 		}
-		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		switch err := os.Mkdir(dir, 0o755); {
+		case err == nil:
+			i.madeCG = append(i.madeCG, dir)
+		case !errors.Is(err, os.ErrExist):
 			return err
 		}
 	}
