@@ -497,7 +497,36 @@ func TestKeptPinThenNot(t *testing.T) {
 		if got := allowedCPUs(t, g); got != c.want {
 			t.Errorf("CPUs %q: the run may use %s, want %s", c.spec.CPUs, got, c.want)
 		}
+		if got := joinedCPUs(t, g); got != c.want {
+			t.Errorf("CPUs %q: a run that joins through JoinFiles may use %s, want %s", c.spec.CPUs, got, c.want)
+		}
 	}
+}
+
+// joinedCPUs are the CPUs a process may use once it has joined g itself,
+// through the files of JoinFiles, as the sandbox's target does.
+func joinedCPUs(t *testing.T, g cgroup.Group) string {
+	files, err := cgroup.JoinFiles(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	var script strings.Builder
+	for i := range files {
+		fmt.Fprintf(&script, "echo 0 >&%d && ", 3+i)
+	}
+	script.WriteString("grep Cpus_allowed_list /proc/self/status")
+	cmd := exec.Command("/bin/sh", "-c", script.String())
+	cmd.ExtraFiles = files
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", script.String(), err)
+	}
+	return strings.TrimSpace(strings.TrimPrefix(string(out), "Cpus_allowed_list:"))
 }
 
 // allowedCPUs are the CPUs a process in g may use (g nil: this process's).

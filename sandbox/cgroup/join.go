@@ -6,23 +6,19 @@ import (
 	"path/filepath"
 )
 
-// JoinFiles opens, for writing, the cgroup.procs file of each of the
-// group's directories (one per v1 hierarchy, one on v2), in the order
-// AddProc writes them. A process that writes "0" to each joins the group:
-// the sandbox's target does so itself, just before it gives up root, so
-// the helper that starts it never enters the group. The kernel checks the
-// opener's credentials (docket's), not the writer's. The caller closes
-// the files.
+// JoinFiles opens, for writing, the cgroup.procs file of each directory
+// AddProc would write (one per v1 hierarchy, a kept group's cpuset only
+// for a pinned run; one on v2), in the same order. A process that writes
+// "0" to each joins the group: the sandbox's target does so itself, just
+// before it gives up root, so the helper that starts it never enters the
+// group. The kernel checks the opener's credentials (docket's), not the
+// writer's. The caller closes the files.
 func JoinFiles(g Group) ([]*os.File, error) {
-	var dirs []string
-	switch g := g.(type) {
-	case *v1Group:
-		dirs = g.order
-	case *v2Group:
-		dirs = []string{g.dir}
-	default:
+	j, ok := g.(interface{ joinDirs() []string })
+	if !ok {
 		return nil, fmt.Errorf("cgroup: join files of a %T", g)
 	}
+	dirs := j.joinDirs()
 	files := make([]*os.File, 0, len(dirs))
 	for _, d := range dirs {
 		f, err := os.OpenFile(filepath.Join(d, "cgroup.procs"), os.O_WRONLY, 0)

@@ -272,14 +272,25 @@ func (g *v1Group) pin(cpus string) error {
 	return writeFile(filepath.Join(d, "cpuset.cpus"), cpus)
 }
 
-// AddProc writes the pid into each controller's cgroup.procs.
-func (g *v1Group) AddProc(pid int) error {
+// joinDirs are the directories a process of the run joins, in creation
+// order, and mark the group as no longer known empty: AddProc's and
+// JoinFiles'.
+func (g *v1Group) joinDirs() []string {
 	g.empty.Store(false)
-	p := strconv.Itoa(pid)
+	dirs := make([]string, 0, len(g.order))
 	for _, d := range g.order {
 		if d == g.cpuset && !g.pinned {
 			continue // a kept group's cpuset, not for this unpinned run
 		}
+		dirs = append(dirs, d)
+	}
+	return dirs
+}
+
+// AddProc writes the pid into each controller's cgroup.procs.
+func (g *v1Group) AddProc(pid int) error {
+	p := strconv.Itoa(pid)
+	for _, d := range g.joinDirs() {
 		if err := g.ctl.write(filepath.Join(d, "cgroup.procs"), p); err != nil {
 			return fmt.Errorf("cgroup v1: add %d to %s: %w", pid, d, err)
 		}

@@ -229,10 +229,17 @@ func (g *v2Group) apply(spec, prev Spec, force bool) error {
 	return nil
 }
 
-func (g *v2Group) AddProc(pid int) error {
+// joinDirs is the group's directory, as v1Group's: and the group is no
+// longer known empty.
+func (g *v2Group) joinDirs() []string {
 	g.empty.Store(false)
-	if err := g.ctl.write(filepath.Join(g.dir, "cgroup.procs"), strconv.Itoa(pid)); err != nil {
-		return fmt.Errorf("cgroup v2: add %d to %s: %w", pid, g.dir, err)
+	return []string{g.dir}
+}
+
+func (g *v2Group) AddProc(pid int) error {
+	dir := g.joinDirs()[0]
+	if err := g.ctl.write(filepath.Join(dir, "cgroup.procs"), strconv.Itoa(pid)); err != nil {
+		return fmt.Errorf("cgroup v2: add %d to %s: %w", pid, dir, err)
 	}
 	return nil
 }
