@@ -229,7 +229,7 @@ func (s *Sandbox) Slot(n int) (*Slot, error) {
 	}
 	s.slots[n] = true
 	uid := s.cfg.UIDBase + 2*n
-	return &Slot{sb: s, N: n, UID: uid, GID: uid, TrustedUID: uid + 1, lock: f}, nil
+	return &Slot{sb: s, N: n, UID: uid, GID: uid, TrustedUID: uid + 1, lock: f, teardowns: newTeardowns()}, nil
 }
 
 // Slot's and AcquireSlot's errors, for errors.Is.

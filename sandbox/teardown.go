@@ -20,22 +20,18 @@ const maxTeardowns = 4
 
 type teardowns struct {
 	wg  sync.WaitGroup
-	sem chan struct{}
-	mu  sync.Mutex
+	sem chan struct{} // one token per teardown under way
 }
+
+func newTeardowns() teardowns { return teardowns{sem: make(chan struct{}, maxTeardowns)} }
 
 // Settle waits until every run of the slot has been torn down: helpers
 // reaped, cgroups removed, spaces released.
 func (sl *Slot) Settle() { sl.teardowns.wg.Wait() }
 
-// startTeardown runs fn in the background if the slot has room, else
-// reports false: the caller runs it.
+// start runs fn in the background if the slot has room, else reports
+// false: the caller runs it.
 func (t *teardowns) start(fn func()) bool {
-	t.mu.Lock()
-	if t.sem == nil {
-		t.sem = make(chan struct{}, maxTeardowns)
-	}
-	t.mu.Unlock()
 	select {
 	case t.sem <- struct{}{}:
 	default:
