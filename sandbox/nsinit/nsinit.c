@@ -24,8 +24,8 @@
  *     words them, io.ReadFull's "EOF"), as those of the rest of docket;
  *     the tests hold them word for word.
  *
- * The protocol (fd 3 request, fd 4 status, fd 6 on the cgroup files) is documented
- * in nsinit.go.
+ * The protocol (fd 3 request, fd 4 status, fd 6 on the cgroup files) is
+ * documented in nsinit.go.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -178,9 +178,9 @@ static ssize_t read_full(int fd, unsigned char *b, size_t n)
 
 /*
  * The framed request: the 4-byte little-endian length, then exactly that
- * many bytes (never more). The
- * messages are io.ReadFull's ("EOF", "unexpected EOF") and an *os.File
- * named "request" ("read request: <errno>").
+ * many bytes (never more). The messages are io.ReadFull's ("EOF",
+ * "unexpected EOF") and an *os.File named "request" ("read request:
+ * <errno>").
  */
 static int read_request(struct dk_request *req)
 {
@@ -369,7 +369,7 @@ static const char *join_cgroups(struct dk_request *r)
 /*
  * The target's side, in the forked child, in order:
  *   - the run's cgroup first, so that all that follows is the run's;
- *   - rlimits first, still as root: every limit is set explicitly, and
+ *   - rlimits next, still as root: every limit is set explicitly, and
  *     raising a hard limit above the worker's own (a worker started under
  *     ulimit -v) needs CAP_SYS_RESOURCE, which the uid switch drops. No
  *     step after them runs into them: setresuid only notes RLIMIT_NPROC,

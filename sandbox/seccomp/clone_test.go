@@ -222,7 +222,7 @@ func TestCloneRuleLeavesTheRest(t *testing.T) {
 
 // Each conditional rule of Policies is alone in its filter, with
 // DefaultAction Allow: the form that is immune to go-seccomp-bpf v1.6.0's
-// accumulator bug, in which AssembleStacked (the reference for the merged
+// accumulator bug, in which assembleStacked (the reference for the merged
 // program) assembles them.
 func TestConditionalRulesStandAlone(t *testing.T) {
 	for _, opts := range allOptions() {
@@ -236,6 +236,21 @@ func TestConditionalRulesStandAlone(t *testing.T) {
 			}
 		}
 	}
+}
+
+// assembleStacked assembles each of Policies' filters on its own, as a
+// stack of programs: what the single program of Assemble must decide
+// alike.
+func assembleStacked(opts Options) (Programs, error) {
+	var progs Programs
+	for _, pol := range Policies(opts) {
+		raw, err := assembleRaw(pol)
+		if err != nil {
+			return nil, err
+		}
+		progs = append(progs, toProgram(raw))
+	}
+	return progs, nil
 }
 
 // The single program Assemble makes decides every call as the three
@@ -256,7 +271,7 @@ func TestMergedSameVerdicts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stacked, err := AssembleStacked(opts)
+		stacked, err := assembleStacked(opts)
 		if err != nil {
 			t.Fatal(err)
 		}

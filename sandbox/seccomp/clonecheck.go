@@ -31,7 +31,7 @@ func withCloneCheck(base []bpf.RawInstruction, single bool) []bpf.RawInstruction
 	forbidden := ^uint64(CloneAllowed)
 	p := []bpf.RawInstruction{
 		0: {Op: ldAbsW, K: offArch},
-		1: {Op: jeqK, K: auditArchX86_64, Jf: jump(1, prefixLen)},
+		1: {Op: jeqK, K: unix.AUDIT_ARCH_X86_64, Jf: jump(1, prefixLen)},
 		2: {Op: ldAbsW, K: offNR},
 		3: {Op: jeqK, K: unix.SYS_CLONE, Jf: jump(3, prefixLen)},
 		4: {Op: ldAbsW, K: offArg0Hi},
@@ -47,6 +47,3 @@ func withCloneCheck(base []bpf.RawInstruction, single bool) []bpf.RawInstruction
 	}
 	return append(p, base...)
 }
-
-// auditArchX86_64 is AUDIT_ARCH_X86_64, struct seccomp_data's arch.
-const auditArchX86_64 = 0xC000003E

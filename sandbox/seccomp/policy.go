@@ -17,7 +17,7 @@
 //     argument test fails, so a filter may hold at most one conditional
 //     group, as its last group, with DefaultAction Allow. Conditional rules
 //     (clone's flags, clone without CLONE_THREAD) get their own policies,
-//     which AssembleStacked assembles as filters stacked on the base; the
+//     each assembled (in the tests) as a filter stacked on the base; the
 //     kernel would apply the most restrictive verdict of all filters.
 //
 // What a run loads is one program (Assemble): the compacted base behind a
@@ -144,21 +144,6 @@ func Assemble(opts Options) (Programs, error) {
 		return nil, fmt.Errorf("seccomp: the base filter does not compact")
 	}
 	return Programs{toProgram(withCloneCheck(raw, opts.SingleProcess))}, nil
-}
-
-// AssembleStacked assembles each of Policies' filters on its own, as a
-// stack of programs: what the single program of Assemble must decide
-// alike (its tests).
-func AssembleStacked(opts Options) (Programs, error) {
-	var progs Programs
-	for _, pol := range Policies(opts) {
-		raw, err := assembleRaw(pol)
-		if err != nil {
-			return nil, err
-		}
-		progs = append(progs, toProgram(raw))
-	}
-	return progs, nil
 }
 
 func assembleRaw(pol libseccomp.Policy) ([]bpf.RawInstruction, error) {
