@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketjudge/docket/internal/benchref"
 	"github.com/docketjudge/docket/internal/testprog"
 	"github.com/docketjudge/docket/sandbox"
 )
@@ -68,27 +69,18 @@ func BenchmarkOverhead(b *testing.B) {
 				plainTimes = append(plainTimes, time.Since(t1))
 			}
 			b.StopTimer()
-			sm, sp := percentiles(sbTimes)
-			fm, _ := percentiles(fullTimes)
-			pm, _ := percentiles(plainTimes)
-			b.ReportMetric(ms(sm), "sandbox-median-ms")
-			b.ReportMetric(ms(sp), "sandbox-p95-ms")
-			b.ReportMetric(ms(fm), "with-teardown-median-ms")
-			b.ReportMetric(ms(pm), "plain-median-ms")
+			sb := benchref.Summarize(sbTimes)
+			sm, fm, pm := sb.Median, benchref.Median(fullTimes), benchref.Median(plainTimes)
+			b.ReportMetric(benchref.Ms(sm), "sandbox-median-ms")
+			b.ReportMetric(benchref.Ms(sb.P95), "sandbox-p95-ms")
+			b.ReportMetric(benchref.Ms(fm), "with-teardown-median-ms")
+			b.ReportMetric(benchref.Ms(pm), "plain-median-ms")
 			b.ReportMetric(float64(sm)/float64(pm), "ratio")
 			b.ReportMetric(float64(fm)/float64(pm), "with-teardown-ratio")
 			b.ReportMetric(float64(time.Second)/float64(sm), "sandbox-runs/s")
 		})
 	}
 }
-
-func percentiles(d []time.Duration) (median, p95 time.Duration) {
-	s := append([]time.Duration{}, d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2], s[len(s)*95/100]
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // TestPhaseBreakdown prints where a run's time goes, step by step (mean
 // and median of 300 runs of /bin/true after 50 to warm up), through

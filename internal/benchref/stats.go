@@ -11,11 +11,12 @@ import (
 
 // Stats summarises a sample of durations.
 type Stats struct {
-	Median, Min, Max, Stddev time.Duration
+	Median, P95, Min, Max, Stddev time.Duration
 }
 
-// Summarize gives d's median (the upper one for an even count), min, max
-// and population standard deviation; d is not reordered.
+// Summarize gives d's median (the upper one for an even count), 95th
+// percentile, min, max and population standard deviation; d is not
+// reordered.
 func Summarize(d []time.Duration) Stats {
 	if len(d) == 0 {
 		return Stats{}
@@ -31,7 +32,7 @@ func Summarize(d []time.Duration) Stats {
 	for _, x := range s {
 		sq += (float64(x) - mean) * (float64(x) - mean)
 	}
-	return Stats{Median: s[len(s)/2], Min: s[0], Max: s[len(s)-1],
+	return Stats{Median: s[len(s)/2], P95: s[len(s)*95/100], Min: s[0], Max: s[len(s)-1],
 		Stddev: time.Duration(math.Sqrt(sq / float64(len(s))))}
 }
 

@@ -13,6 +13,13 @@ func TestSummarize(t *testing.T) {
 	if got := s.Spread(); got != 1 {
 		t.Errorf("spread %v, want (8-2)/6 = 1", got)
 	}
+	var hundred []time.Duration
+	for i := 100; i >= 1; i-- {
+		hundred = append(hundred, time.Duration(i))
+	}
+	if p := Summarize(hundred).P95; p != 96 {
+		t.Errorf("P95 of 1..100 = %v, want the 96th smallest (index 95)", p)
+	}
 	if (Stats{}).Spread() != 0 || Summarize(nil) != (Stats{}) {
 		t.Error("an empty sample is all zero")
 	}
