@@ -76,15 +76,16 @@ func seTest(tr TestResult, err error) TestResult {
 // in the run's own space, with nothing on the host to make or remove.
 func (r *judging) runProgram(b *built, args []string, inPath, outPath, box string, stderr *stderrHead) (*sandbox.Result, error) {
 	cmd := r.command()
-	cmd.Box, cmd.BoxFrom = box, b.dir
-	if box != "" {
+	if box == "" {
+		cmd.BoxFrom = b.dir
+	} else {
 		if err := mkBox(box, r.j.Slot.UID); err != nil {
 			return nil, err
 		}
 		if err := populate(box, b); err != nil {
 			return nil, err
 		}
-		cmd.BoxFrom = ""
+		cmd.Box = box
 	}
 	in, err := os.Open(inPath)
 	if err != nil {
