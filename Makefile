@@ -131,6 +131,8 @@ bench: deps
 	$(GO) test -run '^$$' -bench TimingNoise -benchtime 20x ./sandbox/ | tee -a "$(BENCH_OUT)"
 	$(GO) test -run '^$$' -bench ExecCommand -benchtime 60x ./cmd/docket/ | tee -a "$(BENCH_OUT)"
 	$(GO) test -run '^$$' -bench Judge100 -benchtime 5x ./verdict/ | tee -a "$(BENCH_OUT)"
+	# 8 tests of 250 ms of CPU, one at a time and in parallel, 3 times.
+	$(GO) test -run '^$$' -bench ParallelFairness -benchtime 3x ./verdict/ | tee -a "$(BENCH_OUT)"
 	$(GO) test -run '^$$' -bench . ./verdict/compare/ | tee -a "$(BENCH_OUT)"
 	DOCKET_BENCH_BURST=$${DOCKET_BENCH_BURST:-10000} $(GO) test -run '^$$' -bench Burst -benchtime 1x -timeout 60m ./worker/ | tee -a "$(BENCH_OUT)"
 	# The queue alone: 1, 8, 16, 64 capacity-mode worker processes (they

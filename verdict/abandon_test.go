@@ -53,6 +53,9 @@ func (h *heardAfter) giveUp(cancel context.CancelFunc) time.Time {
 	return time.Now()
 }
 
+// sleeper would sleep through any time limit of these tests.
+const sleeper = "#include <unistd.h>\nint main(void){sleep(120);return 0;}\n"
+
 // slowPackage is a package of three secret tests with a 60 s time limit.
 func slowPackage(t *testing.T) *problem.Problem {
 	t.Helper()
@@ -103,25 +106,31 @@ func checkAbandoned(t *testing.T, res *Result, err error, h *heardAfter, took ti
 	}
 }
 
-// Cancelling during a long test (a program that would sleep through its
-// 60 s limit) kills the run at once; the remaining tests are neither run
-// nor reported as skipped.
-func TestAbandonDuringTest(t *testing.T) {
-	j := testJudge(t)
-	p := slowPackage(t)
-	sleeper := "#include <unistd.h>\nint main(void){sleep(120);return 0;}\n"
+// judgeAndGiveUp judges sub, giving up delay after the compile, and
+// holds the judging to checkAbandoned's promises.
+func judgeAndGiveUp(t *testing.T, j *Judge, p *problem.Problem, sub Submission, opt Options, delay time.Duration) *heardAfter {
+	t.Helper()
 	h := newHeardAfter()
+	opt.Observer = h
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cancelled := make(chan time.Time, 1)
 	go func() {
 		<-h.compiled
-		time.Sleep(500 * time.Millisecond) // into the first test
+		time.Sleep(delay)
 		cancelled <- h.giveUp(cancel)
 	}()
-	res, err := j.JudgeOrAbandon(ctx, p, Submission{Language: "c", Files: map[string][]byte{"main.c": []byte(sleeper)}}, Options{Observer: h})
-	took := time.Since(<-cancelled)
-	checkAbandoned(t, res, err, h, took)
+	res, err := j.JudgeOrAbandon(ctx, p, sub, opt)
+	checkAbandoned(t, res, err, h, time.Since(<-cancelled))
+	return h
+}
+
+// Cancelling during a long test (a program that would sleep through its
+// 60 s limit) kills the run at once; the remaining tests are neither run
+// nor reported as skipped.
+func TestAbandonDuringTest(t *testing.T) {
+	sub := Submission{Language: "c", Files: map[string][]byte{"main.c": []byte(sleeper)}}
+	h := judgeAndGiveUp(t, testJudge(t), slowPackage(t), sub, Options{}, 500*time.Millisecond) // into the first test
 	if h.total != 1 {
 		t.Errorf("%d observer calls, want only the compile's", h.total)
 	}
@@ -173,7 +182,7 @@ func slowCompilerFile(t *testing.T) string {
 // sleep through a 60 s time limit.
 func TestAbandonEveryKindOfRun(t *testing.T) {
 	j := testJudge(t)
-	sleeper := []byte("#include <unistd.h>\nint main(void){sleep(120);return 0;}\n")
+	sleeper := []byte(sleeper)
 	for _, c := range []struct {
 		problem string
 		files   map[string][]byte
@@ -191,17 +200,7 @@ func TestAbandonEveryKindOfRun(t *testing.T) {
 			} else if p, err = problem.Load(filepath.Join("..", "problems", c.problem)); err != nil {
 				t.Fatal(err)
 			}
-			h := newHeardAfter()
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			cancelled := make(chan time.Time, 1)
-			go func() {
-				<-h.compiled
-				time.Sleep(700 * time.Millisecond) // into the first test
-				cancelled <- h.giveUp(cancel)
-			}()
-			res, err := j.JudgeOrAbandon(ctx, p, Submission{Language: "c", Files: c.files}, Options{Observer: h, TimeLimit: time.Minute})
-			checkAbandoned(t, res, err, h, time.Since(<-cancelled))
+			judgeAndGiveUp(t, j, p, Submission{Language: "c", Files: c.files}, Options{TimeLimit: time.Minute}, 700*time.Millisecond) // into the first test
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -44,60 +45,103 @@ const aplusbCpp = "#include <iostream>\nint main(){long long a,b;std::cin>>a>>b;
 // measured, and of each later one only the tests are (from the compile's
 // end, heard by an Observer, to the judging's end), as if the compiled
 // program were kept (the judge keeps none: each judging compiles again,
-// untimed). Each iteration then runs the same tests in
-// turn two other ways, so the machine's noise hits all alike: (a) the
-// reference judge a user would pick instead, a loop of `isolate --run` per
-// test (the solution compiled once by the same command, its output
-// compared in-process: no diff process, so this baseline is the faster
-// one), and (b) the floor, plain fork+exec of that binary per test, output
-// compared. Reported: each one's median time per test, docket's ratios to
-// both, and the share of docket's wall time spent outside sandbox runs
-// (target under 10%).
+// untimed). It judges twice: one test at a time, and with as many tests
+// at once as the machine has CPUs (Judge.Lanes, DOCKET_PARALLEL_TESTS).
+// Each iteration then runs the same tests in turn other ways, so the
+// machine's noise hits all alike: (a) the reference judge a user would
+// pick instead, isolate, as the issue measured it, a bash loop of
+// `isolate --run` and `diff` per test, and (b) as a stricter reference,
+// a loop of `isolate --run` per test whose output is compared
+// in-process (no diff process); (c) the floor, plain fork+exec of that
+// binary per test, output compared. The solution is compiled once by
+// the cpp language's command for all three. Reported: each one's median
+// time per test, docket's ratios to them, and the share of the
+// one-at-a-time judging's wall time spent outside sandbox runs (target
+// under 10%).
 func BenchmarkJudge100(b *testing.B) {
 	if os.Geteuid() != 0 {
 		b.Skip("judging needs the full sandbox, which needs root")
 	}
 	f := newJudge100(b)
-	var docket, isolate, plain []time.Duration
+	var docket, wide, isoBash, isolate, plain []time.Duration
 	var outside, wall time.Duration
+	perTest := func(d time.Duration) time.Duration { return d / time.Duration(len(f.tests)) }
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		d, out := f.judge(b)
-		docket = append(docket, d/time.Duration(len(f.tests)))
+		d, out := f.judge(b, f.j)
+		docket = append(docket, perTest(d))
 		outside += out
 		wall += d
+		d, _ = f.judge(b, f.wide)
+		wide = append(wide, perTest(d))
 		if f.iso != nil {
-			isolate = append(isolate, f.loop(b, f.isolateRun)/time.Duration(len(f.tests)))
+			isoBash = append(isoBash, perTest(f.bashLoop(b)))
+			isolate = append(isolate, perTest(f.loop(b, f.isolateRun)))
 		}
-		plain = append(plain, f.loop(b, f.plainRun)/time.Duration(len(f.tests)))
+		plain = append(plain, perTest(f.loop(b, f.plainRun)))
 	}
 	b.StopTimer()
-	dm, pm := benchref.Median(docket), benchref.Median(plain)
+	dm, wm, pm := benchref.Median(docket), benchref.Median(wide), benchref.Median(plain)
 	b.ReportMetric(100*float64(outside)/float64(wall), "%outside-sandbox")
 	b.ReportMetric(benchref.Ms(dm), "docket-ms/test")
 	b.ReportMetric(float64(time.Second)/float64(dm), "tests/s")
+	b.ReportMetric(benchref.Ms(wm), "parallel-ms/test")
+	b.ReportMetric(float64(len(f.wide.Lanes)+1), "parallel-tests")
 	b.ReportMetric(benchref.Ms(pm), "plain-ms/test")
 	b.ReportMetric(float64(dm)/float64(pm), "docket/plain")
+	b.ReportMetric(float64(wm)/float64(pm), "parallel/plain")
 	if f.iso != nil {
-		im := benchref.Median(isolate)
+		bm, im := benchref.Median(isoBash), benchref.Median(isolate)
+		b.ReportMetric(benchref.Ms(bm), "isolate-bash-ms/test")
 		b.ReportMetric(benchref.Ms(im), "isolate-ms/test")
+		b.ReportMetric(float64(dm)/float64(bm), "docket/isolate-bash")
+		b.ReportMetric(float64(wm)/float64(bm), "parallel/isolate-bash")
 		b.ReportMetric(float64(dm)/float64(im), "docket/isolate")
+		b.ReportMetric(float64(wm)/float64(im), "parallel/isolate")
 	}
 }
 
 // judge100 is BenchmarkJudge100's fixture: a judge, the package, its tests
 // and the solution compiled outside the sandbox for the baselines.
 type judge100 struct {
-	j     *Judge
+	j     *Judge // one test at a time
+	wide  *Judge // with a lane per further CPU: as many tests at once as CPUs
 	p     *problem.Problem
 	tests []benchTest
 	exe   string            // the solution, compiled by the cpp language's command
 	iso   *benchref.Isolate // nil: no isolate here (the column is skipped)
+	// script is the bash loop of the issue's isolate reference, list
+	// its tests (input, answer, a line each) and out its output file.
+	script, list, out string
 }
 
 type benchTest struct{ in, ans string }
 
 func newJudge100(b *testing.B) *judge100 {
+	f := &judge100{}
+	f.j, f.wide = judgePair(b)
+	var err error
+	dir := hundredTests(b)
+	if f.p, err = problem.Load(dir); err != nil {
+		b.Fatal(err)
+	}
+	f.tests = benchTests(b, dir)
+	f.judge(b, f.j) // the compile: not measured
+	f.judge(b, f.wide)
+	f.exe = compileCpp(b, f.j.Langs)
+	if f.iso, err = benchref.OpenIsolate(b, 91); err != nil {
+		b.Logf("isolate columns skipped: %v", err)
+	} else {
+		b.Logf("isolate box 91, --cg %v", f.iso.CG)
+		copyExecutable(b, f.exe, filepath.Join(f.iso.Dir, "sol"))
+		f.writeBashLoop(b)
+	}
+	return f
+}
+
+// judgePair is a judge on one slot and one with a lane per further CPU,
+// sharing their work and cache directories.
+func judgePair(b *testing.B) (one, wide *Judge) {
 	sb, err := sandbox.New(sandbox.Config{StateDir: b.TempDir(), UIDBase: 64000})
 	if err != nil {
 		b.Fatal(err)
@@ -107,21 +151,48 @@ func newJudge100(b *testing.B) *judge100 {
 		b.Fatal(err)
 	}
 	b.Cleanup(slot.Release)
-	f := &judge100{j: &Judge{Slot: slot, Langs: langs.Builtin(), WorkDir: benchWorkDir(b), CacheDir: b.TempDir()}}
-	dir := hundredTests(b)
-	if f.p, err = problem.Load(dir); err != nil {
+	one = &Judge{Slot: slot, Langs: langs.Builtin(), WorkDir: benchWorkDir(b), CacheDir: b.TempDir()}
+	w := *one
+	for range runtime.NumCPU() - 1 {
+		lane, err := sb.AcquireSlot()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(lane.Release)
+		w.Lanes = append(w.Lanes, lane)
+	}
+	return one, &w
+}
+
+// writeBashLoop writes the issue's isolate reference: for each test,
+// `isolate --run -- ./sol <in >out` and `diff -b out ans`, in bash.
+func (f *judge100) writeBashLoop(b *testing.B) {
+	dir := b.TempDir()
+	f.script, f.list, f.out = filepath.Join(dir, "loop.sh"), filepath.Join(dir, "tests"), filepath.Join(dir, "out")
+	var list strings.Builder
+	for _, tc := range f.tests {
+		fmt.Fprintf(&list, "%s %s\n", tc.in, tc.ans)
+	}
+	script := "set -e\nwhile read -r in ans; do\n  \"$@\" <\"$in\" >" + f.out + "\n  diff -b " + f.out + " \"$ans\" >/dev/null\ndone <" + f.list + "\n"
+	if err := os.WriteFile(f.list, []byte(list.String()), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	f.tests = benchTests(b, dir)
-	f.judge(b) // the compile: not measured
-	f.exe = compileCpp(b, f.j.Langs)
-	if f.iso, err = benchref.OpenIsolate(b, 91); err != nil {
-		b.Logf("isolate column skipped: %v", err)
-	} else {
-		b.Logf("isolate box 91, --cg %v", f.iso.CG)
-		copyExecutable(b, f.exe, filepath.Join(f.iso.Dir, "sol"))
+	if err := os.WriteFile(f.script, []byte(script), 0o644); err != nil {
+		b.Fatal(err)
 	}
-	return f
+}
+
+// bashLoop runs the bash loop once and gives its wall time.
+func (f *judge100) bashLoop(b *testing.B) time.Duration {
+	isolate := f.iso.Command("./sol")
+	cmd := exec.Command("bash", append([]string{f.script}, isolate.Args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("the isolate loop: %v: %s", err, stderr.String())
+	}
+	return time.Since(start)
 }
 
 // benchWorkDir is a work directory on the file system of docket's default
@@ -161,10 +232,10 @@ func benchTests(b *testing.B, dir string) []benchTest {
 // (from the end of the compile) and the part of it outside sandbox runs,
 // counting the compile's whole wall time as sandbox time (so the share is
 // an upper bound).
-func (f *judge100) judge(b *testing.B) (tests, outside time.Duration) {
+func (f *judge100) judge(b *testing.B, j *Judge) (tests, outside time.Duration) {
 	var t Timing
 	obs := &compileClock{start: time.Now()}
-	res := f.j.Judge(context.Background(), f.p, Submission{Language: "cpp", Files: map[string][]byte{"main.cpp": []byte(aplusbCpp)}},
+	res := j.Judge(context.Background(), f.p, Submission{Language: "cpp", Files: map[string][]byte{"main.cpp": []byte(aplusbCpp)}},
 		Options{Timing: &t, Observer: obs})
 	end := time.Now()
 	if res.Verdict != AC || len(res.Tests) != 101 || obs.compiled.IsZero() {

@@ -61,7 +61,7 @@ func (r *judging) buildSubmission(files map[string][]byte, name string) (b *buil
 	if msg != "" {
 		return nil, CompileResult{Log: msg}, nil
 	}
-	r.timed(func() { b, cr, err = buildMain(r.ctx, r.j.Slot, r.lang, files, ent, filepath.Join(r.ws, name), false) })
+	r.timed(func() { b, cr, err = buildMain(r.ctx, r.slot, r.lang, files, ent, filepath.Join(r.ws, name), false) })
 	return
 }
 
@@ -320,7 +320,7 @@ func (r *judging) buildTrusted(prog *problem.Program, kind string) (*built, erro
 	if cachedProgram(cache, dir) {
 		return cachedBuilt(lang, src, files, dir, kind)
 	}
-	return buildIntoCache(r.ctx, r.j.Slot, lang, files, prog.Sources[0], dir, kind)
+	return buildIntoCache(r.ctx, r.slot, lang, files, prog.Sources[0], dir, kind)
 }
 
 // cachedBuilt is a program found in the cache: its main class, if the

@@ -28,7 +28,7 @@ func (r *judging) interactive(t *problem.Test, dir string, tr TestResult) TestRe
 // the Kattis protocol or the testlib interactor's tout. A multi-pass test
 // keeps it, feedback and all, from pass to pass.
 func (r *judging) judgeBox(box string, prog *built, t *problem.Test, kattis bool) error {
-	if err := mkBox(box, r.j.Slot.TrustedUID); err != nil {
+	if err := mkBox(box, r.slot.TrustedUID); err != nil {
 		return err
 	}
 	if err := populate(box, prog); err != nil {
@@ -43,13 +43,13 @@ func (r *judging) judgeBox(box string, prog *built, t *problem.Test, kattis bool
 		return err
 	}
 	if kattis {
-		return mkBox(filepath.Join(box, "feedback"), r.j.Slot.TrustedUID)
+		return mkBox(filepath.Join(box, "feedback"), r.slot.TrustedUID)
 	}
 	tout := filepath.Join(box, "tout")
 	if err := os.WriteFile(tout, nil, 0o644); err != nil {
 		return err
 	}
-	chownIf(tout, r.j.Slot.TrustedUID)
+	chownIf(tout, r.slot.TrustedUID)
 	return nil
 }
 
@@ -57,7 +57,7 @@ func (r *judging) judgeBox(box string, prog *built, t *problem.Test, kattis bool
 // interactor of ibox (judgeBox) on the input in: one interactive test,
 // or one pass of a multi-pass one.
 func (r *judging) interactivePass(t *problem.Test, in, sbox, ibox string, tr TestResult) TestResult {
-	if err := mkBox(sbox, r.j.Slot.UID); err != nil {
+	if err := mkBox(sbox, r.slot.UID); err != nil {
 		return seTest(tr, err)
 	}
 	if err := populate(sbox, r.prog); err != nil {

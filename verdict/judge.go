@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/docketjudge/docket/internal/safedir"
@@ -29,9 +30,16 @@ const (
 	DefaultDiskMB = 64
 )
 
-// Judge judges submissions in one sandbox slot.
+// Judge judges submissions in one sandbox slot, or with Lanes, runs a
+// submission's tests on several at once.
 type Judge struct {
-	Slot  *sandbox.Slot
+	Slot *sandbox.Slot
+	// Lanes are further slots, each running one of a submission's later
+	// tests while the judging waits on an earlier one (lanes.go). Results
+	// are still taken in the package's order, so verdicts, skips and
+	// events are those of one test at a time; a test that turns out to be
+	// skipped was run for nothing. Empty: one test at a time, on Slot.
+	Lanes []*sandbox.Slot
 	Langs *langs.Catalog
 	// WorkDir holds each submission's build and run directories while it
 	// is judged; default DefaultWorkDir().
@@ -206,15 +214,16 @@ func (j *Judge) judgeFiles(ctx context.Context, p *problem.Problem, lang *langs.
 	}
 	defer os.RemoveAll(ws)
 	os.Chmod(ws, 0o711)
-	r := &judging{j: j, p: p, lang: lang, ws: ws, opt: opt, res: res, entry: sub.EntryPoint, ctx: ctx}
+	r := &judging{j: j, p: p, lang: lang, ws: ws, opt: opt, res: res, entry: sub.EntryPoint, ctx: ctx,
+		slot: j.Slot, output: filepath.Join(ws, "output"), stats: &runStats{}}
 	r.testFn = r.test
 	r.limits()
 	start := time.Now()
 	r.judge(ctx, sub)
 	if opt.Timing != nil {
 		opt.Timing.Total += time.Since(start)
-		opt.Timing.Sandbox += r.sandboxTime
-		opt.Timing.Runs += r.runs
+		opt.Timing.Sandbox += time.Duration(r.stats.wall.Load())
+		opt.Timing.Runs += int(r.stats.runs.Load())
 	}
 	return res
 }
@@ -265,11 +274,15 @@ type judging struct {
 	interactor  *built
 	// ctx is the judging's: every sandbox run of it is killed when it
 	// ends (a judging is one submission, as an http.Request is one request).
-	ctx         context.Context
-	seq         int
-	stopped     bool          // pass-fail: a test failed, the rest are skipped
-	sandboxTime time.Duration // wall time inside Cmd.Run / RunPair
-	runs        int
+	ctx context.Context
+	// slot runs this judging's sandbox runs: the Judge's Slot, or in a
+	// lane's copy of the judging, the lane's (lanes.go).
+	slot *sandbox.Slot
+	// output is the file every batch test checked by the default
+	// comparison writes in turn: one per slot.
+	output  string
+	stats   *runStats // shared by the judging and its lanes
+	stopped bool      // pass-fail: a test failed, the rest are skipped
 
 	// wall is a test run's wall-clock limit: tl plus its overshoot.
 	wall time.Duration
@@ -371,6 +384,9 @@ func (r *judging) judge(ctx context.Context, sub Submission) {
 // judgeTests runs every test through the group tree and fills in the
 // verdict, score and maxima.
 func (r *judging) judgeTests(ctx context.Context) {
+	if l := r.startLanes(); l != nil {
+		defer l.close()
+	}
 	res := r.res
 	total := len(r.p.Tests)
 	index := 0
@@ -617,7 +633,7 @@ func (j *Judge) Prepare(p *problem.Problem) error {
 	if err != nil {
 		return err
 	}
-	r := &judging{j: j, p: p, lang: l, res: &Result{}, ctx: context.Background()}
+	r := &judging{j: j, p: p, lang: l, res: &Result{}, ctx: context.Background(), slot: j.Slot, stats: &runStats{}}
 	if p.Checker != nil {
 		if _, err := r.buildTrusted(p.Checker, "checker"); err != nil {
 			return err
@@ -633,12 +649,19 @@ func (j *Judge) Prepare(p *problem.Problem) error {
 
 // command is a sandboxed process of this judging, killed when it is
 // abandoned.
-func (r *judging) command() *sandbox.Cmd { return r.j.Slot.CommandContext(r.ctx, "") }
+func (r *judging) command() *sandbox.Cmd { return r.slot.CommandContext(r.ctx, "") }
+
+// runStats counts a judging's sandbox runs, from every lane at once.
+type runStats struct {
+	wall atomic.Int64 // nanoseconds inside Cmd.Run / RunPair
+	runs atomic.Int64
+	seq  atomic.Int64 // numbers the tests' directories
+}
 
 // timed runs a sandboxed step and accounts for its wall time.
 func (r *judging) timed(f func()) {
 	t := time.Now()
 	f()
-	r.sandboxTime += time.Since(t)
-	r.runs++
+	r.stats.wall.Add(int64(time.Since(t)))
+	r.stats.runs.Add(1)
 }

@@ -30,10 +30,9 @@ const (
 func (r *judging) test(ctx context.Context, t *problem.Test) TestResult {
 	tr := TestResult{Name: t.Name, Group: t.Group.Name, Score: 1}
 	if !r.p.MultiPass && !r.p.Interactive && r.p.TwoStep == nil && r.checker == nil {
-		return r.batchTest(t, filepath.Join(r.ws, "output"), "", tr)
+		return r.batchTest(t, r.output, "", tr)
 	}
-	r.seq++
-	dir := filepath.Join(r.ws, fmt.Sprintf("t%d", r.seq))
+	dir := filepath.Join(r.ws, fmt.Sprintf("t%d", r.stats.seq.Add(1)))
 	if err := os.Mkdir(dir, 0o711); err != nil {
 		return seTest(tr, err)
 	}
@@ -79,7 +78,7 @@ func (r *judging) runProgram(b *built, args []string, inPath, outPath, box strin
 	if box == "" {
 		cmd.BoxFrom = b.dir
 	} else {
-		if err := mkBox(box, r.j.Slot.UID); err != nil {
+		if err := mkBox(box, r.slot.UID); err != nil {
 			return nil, err
 		}
 		if err := populate(box, b); err != nil {
@@ -178,7 +177,7 @@ func (r *judging) check(t *problem.Test, dir, out string, tr TestResult) TestRes
 		return tr
 	}
 	box := filepath.Join(dir, "check")
-	if err := mkBox(box, r.j.Slot.TrustedUID); err != nil {
+	if err := mkBox(box, r.slot.TrustedUID); err != nil {
 		return seTest(tr, err)
 	}
 	if err := populate(box, r.checker); err != nil {
@@ -202,7 +201,7 @@ func (r *judging) check(t *problem.Test, dir, out string, tr TestResult) TestRes
 	kattis := r.p.Checker.Protocol == problem.Kattis
 	if kattis {
 		fb := filepath.Join(box, "feedback")
-		if err := mkBox(fb, r.j.Slot.TrustedUID); err != nil {
+		if err := mkBox(fb, r.slot.TrustedUID); err != nil {
 			return seTest(tr, err)
 		}
 		team, err := os.Open(out)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/docketjudge/docket/internal/safedir"
 	"github.com/docketjudge/docket/langs"
+	"github.com/docketjudge/docket/sandbox"
 	"github.com/docketjudge/docket/verdict"
 	"github.com/docketjudge/docket/verdict/overshoot"
 	"golang.org/x/sys/unix"
@@ -22,7 +23,12 @@ type langsEnv struct {
 	CacheDir  string `envconfig:"CACHE_DIR" desc:"compiled checkers and interactors, per package digest, (docket worker) unpacked problem packages under problems/, and (docket langs) the toolchains' versions, langs-versions.json; the same ownership rule as DOCKET_WORK_DIR (default /var/cache/docket as root, $XDG_CACHE_HOME/docket otherwise)"`
 	// WallOvershoot is a Decoder: a bad value fails loading like a bad int.
 	WallOvershoot overshoot.Overshoot `envconfig:"WALL_OVERSHOOT" default:"1s|10%" desc:"how long past its time limit (after the language's multiplier) a test run may take in wall-clock time before it is ended as TLE: Ns, N% of the time limit, or two joined by + (sum), | (larger) or & (smaller), as DOMjudge's timelimit overshoot; a package's docket.wall_overshoot wins"`
+	ParallelTests int                 `envconfig:"PARALLEL_TESTS" default:"1" desc:"how many of a submission's tests run at once, each on a sandbox slot of its own (docket run --parallel-tests overrides it); results are still taken in the package's order, so verdicts and events are those of one test at a time. More than 1 judges a submission faster on idle cores, but its tests then share the machine's memory bandwidth and caches: see docs/operations.md, \"Parallel tests\", before using it in a contest"`
 }
+
+// maxParallelTests bounds DOCKET_PARALLEL_TESTS: each is a slot, with
+// its uids, and a judging claims them all for its whole life.
+const maxParallelTests = 64
 
 // loadCatalog reads the catalog's configuration, with the work and cache
 // directories' defaults filled in.
@@ -54,11 +60,19 @@ func ensureDirs(le langsEnv) error {
 	return nil
 }
 
-// newJudge opens the sandbox, claims a slot and loads the catalog.
-func newJudge() (*verdict.Judge, func(), error) {
+// newJudge opens the sandbox, claims a slot (and one more per further
+// test run at once: parallel, or DOCKET_PARALLEL_TESTS when 0) and loads
+// the catalog.
+func newJudge(parallel int) (*verdict.Judge, func(), error) {
 	cat, le, err := loadCatalog()
 	if err != nil {
 		return nil, nil, err
+	}
+	if parallel == 0 {
+		parallel = le.ParallelTests
+	}
+	if parallel < 1 || parallel > maxParallelTests {
+		return nil, nil, fmt.Errorf("parallel tests (DOCKET_PARALLEL_TESTS, --parallel-tests): %d, want 1 to %d", parallel, maxParallelTests)
 	}
 	if err := ensureDirs(le); err != nil {
 		return nil, nil, err
@@ -67,11 +81,21 @@ func newJudge() (*verdict.Judge, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	slot, err := sb.AcquireSlot()
-	if err != nil {
-		return nil, nil, err
+	var slots []*sandbox.Slot
+	release := func() {
+		for _, s := range slots {
+			s.Release()
+		}
 	}
-	return &verdict.Judge{Slot: slot, Langs: cat, WorkDir: le.WorkDir, CacheDir: le.CacheDir, WallOvershoot: le.WallOvershoot}, slot.Release, nil
+	for range parallel {
+		s, err := sb.AcquireSlot()
+		if err != nil {
+			release()
+			return nil, nil, err
+		}
+		slots = append(slots, s)
+	}
+	return &verdict.Judge{Slot: slots[0], Lanes: slots[1:], Langs: cat, WorkDir: le.WorkDir, CacheDir: le.CacheDir, WallOvershoot: le.WallOvershoot}, release, nil
 }
 
 func isTerminal(f *os.File) bool {

@@ -89,7 +89,7 @@ func runProblemCheck(args []string) int {
 		return code
 	}
 	step("opening the sandbox")
-	j, release, err := newJudge()
+	j, release, err := newJudge(0)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket problem check:", err)
 		return exitSystem

@@ -29,6 +29,7 @@ func runRun(args []string) int {
 	mem := positiveInt(fs, "memory", "memory limit in `MiB` (default: the package's)")
 	entry := fs.String("entry", "", "entry point: the main source file, or for Java and Kotlin the main class (default: the rules of docs/languages.md)")
 	all := fs.Bool("all", false, "run every test of a pass-fail problem, not stopping at the first failure")
+	parallel := positiveInt(fs, "parallel-tests", "how many tests run at once, each on a sandbox slot of its own (default DOCKET_PARALLEL_TESTS, else 1)")
 	asJSON := fs.Bool("json", false, "print only the result JSON")
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
@@ -53,7 +54,7 @@ func runRun(args []string) int {
 		}
 		return exitUsage
 	}
-	j, release, err := newJudge()
+	j, release, err := newJudge(*parallel)
 	if err != nil {
 		return fail(exitSystem, err)
 	}

@@ -150,7 +150,7 @@ const startTries = 5
 
 // startWorker builds a judging worker with its own sandbox slot.
 func startWorker(ctx context.Context, nc *nats.Conn, qe queueEnv, fb problem.FeedbackPolicy, m *worker.Metrics, log zerolog.Logger) (*worker.Worker, func(), error) {
-	j, release, err := newJudge()
+	j, release, err := newJudge(0)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -37,11 +37,17 @@ var figures = []figure{
 	{"docket exec -- /bin/true, ms (floor: fork+exec)", "BenchmarkExecCommand", "docket-median-ms", "plain-median-ms", "docket/plain", "floor"},
 	{"docket-exec -- /bin/true, ms (baseline: isolate --run)", "BenchmarkExecCommand", "docket-exec-median-ms", "isolate-median-ms", "docket-exec/isolate", "<= 1"},
 	{"docket-exec -- /bin/true, ms (floor: fork+exec)", "BenchmarkExecCommand", "docket-exec-median-ms", "plain-median-ms", "docket-exec/plain", "floor"},
-	{"submission, ms per test (baseline: isolate --run loop)", "BenchmarkJudge100", "docket-ms/test", "isolate-ms/test", "docket/isolate", "<= 0.33"},
+	{"submission, ms per test (baseline: bash loop of isolate --run + diff)", "BenchmarkJudge100", "docket-ms/test", "isolate-bash-ms/test", "docket/isolate-bash", "<= 0.33"},
+	{"submission, ms per test (baseline: isolate --run loop, compared in-process)", "BenchmarkJudge100", "docket-ms/test", "isolate-ms/test", "docket/isolate", "<= 0.33"},
 	{"submission, ms per test (floor: fork+exec loop)", "BenchmarkJudge100", "docket-ms/test", "plain-ms/test", "docket/plain", "floor"},
+	{"submission, tests in parallel, ms per test (baseline: bash loop of isolate --run + diff)", "BenchmarkJudge100", "parallel-ms/test", "isolate-bash-ms/test", "parallel/isolate-bash", "<= 0.33"},
+	{"submission, tests in parallel, ms per test (baseline: isolate --run loop, compared in-process)", "BenchmarkJudge100", "parallel-ms/test", "isolate-ms/test", "parallel/isolate", "<= 0.33"},
+	{"submission, tests in parallel, ms per test (floor: fork+exec loop)", "BenchmarkJudge100", "parallel-ms/test", "plain-ms/test", "parallel/plain", "floor"},
 	{"submission, % of wall time outside sandbox runs", "BenchmarkJudge100", "%outside-sandbox", "", "", "< 10"},
 	{"CPU time spread (max-min)/median of 1 s (baseline: rusage outside)", "BenchmarkTimingNoise", "sandbox-spread", "plain-spread", "spread-ratio", "about 1"},
 	{"CPU time stddev of 1 s, ms (baseline: rusage outside)", "BenchmarkTimingNoise", "sandbox-cpu-stddev-ms", "plain-cpu-stddev-ms", "", "report"},
+	{"parallel tests: CPU time of 250 ms of work, ms (baseline: one test at a time)", "BenchmarkParallelFairness", "parallel-cpu-median-ms", "alone-cpu-median-ms", "parallel/alone", "about 1"},
+	{"parallel tests: CPU time spread (max-min)/median (baseline: one at a time)", "BenchmarkParallelFairness", "parallel-spread", "alone-spread", "", "report"},
 	{"queue, judged/s (baseline: bare pipeline)", "BenchmarkBurst", "queue-judged/s", "bare-judged/s", "ratio", ">= 0.95"},
 }
 
