@@ -22,7 +22,17 @@ type pipes struct {
 	reqR, reqW, statR, statW *os.File
 	stdin, stdout, stderr    *os.File
 	cgroup                   []*os.File // cgroup.JoinFiles, for the target
+	netns                    *os.File   // the slot's network namespace (netns.go), or nil
 	child                    []*os.File
+}
+
+// helperFiles are the descriptors after the run's space: the cgroup
+// files, then the network namespace (nsinit.NetNSFD).
+func (p *pipes) helperFiles() []*os.File {
+	if p.netns == nil {
+		return p.cgroup
+	}
+	return append(append([]*os.File(nil), p.cgroup...), p.netns)
 }
 
 // openPipes makes the request and status pipes and the child's stdio.
@@ -50,6 +60,13 @@ func (c *Cmd) openPipes() (*pipes, error) {
 			return nil, &SetupError{"cgroup", err}
 		}
 		p.child = append(p.child, p.cgroup...)
+	}
+	if c.slotNetNS() {
+		// The slot's, not the run's: not in p.child, which is closed.
+		if p.netns, err = c.Slot.netNS(c.Trusted); err != nil {
+			closeAll(p.child)
+			return nil, &SetupError{"netns", err}
+		}
 	}
 	return p, nil
 }
@@ -87,8 +104,8 @@ func (c *Cmd) spawn(req *nsinit.Request, binds []mount.Bind, p *pipes) (*nsinit.
 // ready it leaves s.process nil and req as it is: the helper is exec'd.
 func (c *Cmd) spawnFast(req *nsinit.Request, binds []mount.Bind, p *pipes) (*nsinit.Request, func(), error) {
 	s := c.state
-	proc, refill, err := c.Slot.sb.startFast(binds, c.cloneflags(), c.Network,
-		append(nsinit.RunFiles{p.reqR, p.statW, p.stdin, p.stdout, p.stderr, s.space.mnt}, p.cgroup...))
+	proc, refill, err := c.Slot.sb.startFast(binds, c.cloneflags(),
+		append(nsinit.RunFiles{p.reqR, p.statW, p.stdin, p.stdout, p.stderr, s.space.mnt}, p.helperFiles()...))
 	if err != nil || proc == nil {
 		return req, refill, err
 	}
@@ -110,7 +127,7 @@ func (c *Cmd) spawnExec(p *pipes) error {
 	if s.space != nil {
 		space = s.space.mnt
 	}
-	proc.ExtraFiles = append([]*os.File{p.reqR, p.statW, space}, p.cgroup...) // nsinit.CgroupFD on
+	proc.ExtraFiles = append([]*os.File{p.reqR, p.statW, space}, p.helperFiles()...) // nsinit.CgroupFD on
 	proc.SysProcAttr = &syscall.SysProcAttr{Cloneflags: flags, Pdeathsig: syscall.SIGKILL, Setpgid: !caps.hasNS("pid")}
 	if !caps.Root && caps.UserNS {
 		proc.SysProcAttr.Cloneflags |= unix.CLONE_NEWUSER

@@ -64,7 +64,7 @@ func (c *Cmd) Start() (err error) {
 	if err != nil {
 		return err
 	}
-	req.CgroupFDs = len(p.cgroup)
+	req.CgroupFDs, req.NetNS = len(p.cgroup), p.netns != nil
 	if err := c.handshake(req, p); err != nil {
 		return err
 	}
@@ -162,14 +162,20 @@ func (c *Cmd) binds() []mount.Bind {
 	return append(append([]mount.Bind(nil), c.Slot.sb.cfg.Binds...), c.Binds...)
 }
 
-// cloneflags are the namespaces the helper is started in.
+// cloneflags are the namespaces the helper is started in: no network
+// namespace of its own with Network (the host's) or where it enters its
+// slot's (slotNetNS).
 func (c *Cmd) cloneflags() uintptr {
 	flags := c.caps().cloneflags
-	if c.Network {
+	if c.Network || c.Slot.sb.slotNetNS() {
 		flags &^= unix.CLONE_NEWNET
 	}
 	return flags
 }
+
+// slotNetNS says whether the run enters its slot's network namespace
+// (netns.go) rather than one made for it: a run that keeps no network.
+func (c *Cmd) slotNetNS() bool { return !c.Network && c.Slot.sb.slotNetNS() }
 
 // buildRequest is everything the helper will do: the root (rooted), the
 // working directory, the hostname, the uid switch, the rlimits and the

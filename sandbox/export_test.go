@@ -23,3 +23,7 @@ func CgroupParent(s *Sandbox) string {
 	}
 	return s.cg.Parent()
 }
+
+// SlotNetNS says whether runs that keep no network enter their slot's
+// network namespace (netns.go).
+func SlotNetNS(s *Sandbox) bool { return s.slotNetNS() }

@@ -136,7 +136,7 @@ func (s *Sandbox) fastEligible() bool {
 // and the kernel's namespace locks). binds are the root's binds; run has
 // the request and status pipes, stdio, and the box and /tmp as detached
 // mounts.
-func (s *Sandbox) startFast(binds []mount.Bind, flags uintptr, network bool, run nsinit.RunFiles) (*os.Process, func(), error) {
+func (s *Sandbox) startFast(binds []mount.Bind, flags uintptr, run nsinit.RunFiles) (*os.Process, func(), error) {
 	none := func() {}
 	flags &^= unix.CLONE_NEWNS // the template's copy is the new mount namespace
 	f := &s.fast
@@ -149,11 +149,10 @@ func (s *Sandbox) startFast(binds []mount.Bind, flags uintptr, network bool, run
 		// Started in the background once a second run comes; until it
 		// is ready, helpers are exec'd.
 		if f.runs++; f.runs > warmAfter {
-			f.warmUp(s, binds, flags)
+			f.warmUp(s, binds)
 		}
 		return nil, none, nil
 	}
-	f.flags = flags
 	t := f.template(s, binds)
 	if t == nil {
 		return nil, none, nil
@@ -163,9 +162,8 @@ func (s *Sandbox) startFast(binds []mount.Bind, flags uintptr, network bool, run
 		f.refill(t)
 		f.mu.Unlock()
 	}
-	if !network {
-		// Spares are made with every namespace of a run that keeps no
-		// network: any other run forks its helper now.
+	if flags == f.flags {
+		// A spare has this run's namespaces: take one if one is ready.
 		for len(t.spares) > 0 {
 			sp := t.spares[0]
 			t.spares = t.spares[1:]
@@ -174,8 +172,6 @@ func (s *Sandbox) startFast(binds []mount.Bind, flags uintptr, network bool, run
 			}
 			go sp.proc.Wait() // it died waiting: reap it, try the next
 		}
-	} else {
-		flags &^= unix.CLONE_NEWNET
 	}
 	pid, err := f.z.Clone(t.id, flags, run)
 	var ze *nsinit.ZygoteError
@@ -191,6 +187,16 @@ func (s *Sandbox) startFast(binds []mount.Bind, flags uintptr, network bool, run
 		f.reset()
 		return nil, none, nil
 	}
+}
+
+// spareFlags are the namespaces spares are forked into: those of a run
+// that keeps no network, but the mount namespace (the template's copy).
+func (s *Sandbox) spareFlags() uintptr {
+	flags := s.caps.cloneflags &^ unix.CLONE_NEWNS
+	if s.slotNetNS() {
+		flags &^= unix.CLONE_NEWNET
+	}
+	return flags
 }
 
 // refill forks spares for t in the background, up to sparesPerTemplate.
@@ -229,7 +235,7 @@ func (f *fastPath) refill(t *template) {
 
 // warmUp starts the zygote in the background, with a template for binds
 // and its spares. Called with f.mu held.
-func (f *fastPath) warmUp(s *Sandbox, binds []mount.Bind, flags uintptr) {
+func (f *fastPath) warmUp(s *Sandbox, binds []mount.Bind) {
 	if f.starting || f.closed || f.failed || f.z != nil {
 		return
 	}
@@ -272,7 +278,7 @@ func (f *fastPath) warmUp(s *Sandbox, binds []mount.Bind, flags uintptr) {
 		case err != nil:
 			f.failed = true
 		default:
-			f.z, f.flags, f.templates = z, flags&^unix.CLONE_NEWNS, map[string]*template{}
+			f.z, f.flags, f.templates = z, s.spareFlags(), map[string]*template{}
 			if t := f.template(s, binds); t != nil {
 				f.refill(t)
 			}
@@ -394,7 +400,7 @@ func (s *Sandbox) warm() bool {
 	}
 	f := &s.fast
 	f.mu.Lock()
-	f.warmUp(s, s.cfg.Binds, s.caps.cloneflags)
+	f.warmUp(s, s.cfg.Binds)
 	ready := f.ready
 	f.mu.Unlock()
 	if ready != nil {

@@ -201,7 +201,9 @@ type Slot struct {
 	mu         sync.Mutex
 	seq        uint64
 	groups     slotGroups // kept cgroups (slotgroups.go)
-	teardowns  teardowns  // runs still being torn down (teardown.go)
+	netMu      sync.Mutex
+	nets       slotNets  // network namespaces (netns.go)
+	teardowns  teardowns // runs still being torn down (teardown.go)
 }
 
 // Slot claims slot n for this process. Slots are locked with flock(2) on a
@@ -263,10 +265,30 @@ func (sl *Slot) Release() {
 	delete(sl.sb.slots, sl.N)
 	sl.sb.slotMu.Unlock()
 	sl.closeGroups() // before the lock: the names are the lock's
+	sl.netMu.Lock()
+	sl.nets.close()
+	sl.netMu.Unlock()
 	if sl.lock != nil {
 		sl.lock.Close()
 		sl.lock = nil
 	}
+}
+
+// netNS is the network namespace for the slot's next run, trusted or not
+// (netns.go).
+func (sl *Slot) netNS(trusted bool) (*os.File, error) {
+	sl.netMu.Lock()
+	defer sl.netMu.Unlock()
+	return sl.nets.netNSFor(trusted)
+}
+
+// slotNetNS says whether runs that keep no network enter their slot's
+// network namespace (netns.go): where the helper can (docket is root, so
+// the helper is in no user namespace of its own) and where the namespace
+// stays as fresh as a new one (seccomp refuses such runs socket(2)).
+func (s *Sandbox) slotNetNS() bool {
+	c := &s.caps
+	return c.Root && c.Seccomp && c.cloneflags&unix.CLONE_NEWNET != 0
 }
 
 // Sandbox returns the slot's sandbox.

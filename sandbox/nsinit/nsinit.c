@@ -268,6 +268,23 @@ static const char *sys_fail(int e, const char *stage)
 }
 
 /*
+ * A run that keeps no network enters its slot's network namespace
+ * (request tag 'N'), one docket made and checked to hold no socket,
+ * instead of a new one per run: the helper was forked in docket's. The
+ * descriptor is closed at once; the target inherits the namespace.
+ */
+static const char *enter_netns(struct dk_request *r)
+{
+	if (!r->netns)
+		return NULL;
+	int fd = dk_netns_fd(r->ncgroup_fds);
+	int rc = setns(fd, CLONE_NEWNET);
+	int e = errno;
+	close(fd);
+	return rc < 0 ? sys_fail(e, "netns") : NULL;
+}
+
+/*
  * The setup is split at the fork. What needs root inside the new
  * namespaces (the new root, the hostname) happens before the ready byte,
  * in the process that becomes PID 1. Everything that concerns the target
@@ -284,6 +301,9 @@ static const char *sys_fail(int e, const char *stage)
  */
 static const char *setup_root(struct dk_request *r, int forked)
 {
+	const char *st = enter_netns(r);
+	if (st)
+		return st;
 	if (r->has_rootfs) {
 		if (r->rootfs.template) {
 			if (!forked) {

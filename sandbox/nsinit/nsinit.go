@@ -32,7 +32,9 @@
 //	                         then 'S', the target's wait status, when it
 //	                         ends (TargetStatus).
 //	fd 6 on (parent -> target): Request.CgroupFDs cgroup.procs files,
-//	                         opened for writing by the parent.
+//	                         opened for writing by the parent; then, with
+//	                         Request.NetNS, the network namespace the
+//	                         helper enters.
 //
 // The helper stays as PID 1 of the run's pid namespace and forks the
 // target right after 'R' (TargetIsChildOfInit): no round trip to the
@@ -57,6 +59,9 @@
 //	'U' i64 uid, i64 gid  (at most once; absent: -1, -1)
 //	'G' u8 n              the helper has n ≤ 4 cgroup.procs files from fd 6
 //	                      on (at most once; absent: 0)
+//	'N' (empty)           the helper enters the network namespace on the
+//	                      descriptor after the cgroup files, NetNSFD (at
+//	                      most once; absent: none, or one it was made in)
 //	'L' i32 resource, u64 cur, u64 max    one rlimit, applied in order
 //	'S' (empty)           seccomp filters follow (at most once; absent: none)
 //	'F' n × {u16 code, u8 jt, u8 jf, u32 k}
@@ -149,7 +154,14 @@ type Request struct {
 	// writing, the helper has from CgroupFD on: the target writes itself
 	// into each before it gives up root.
 	CgroupFDs int `json:"cgroup_fds"`
+	// NetNS says the helper has a network namespace to enter, on
+	// NetNSFD(CgroupFDs), rather than one made for it.
+	NetNS bool `json:"netns"`
 }
+
+// NetNSFD is where a helper with n cgroup.procs files finds the network
+// namespace of Request.NetNS: right after them (dk_netns_fd in nsinit.h).
+func NetNSFD(n int) int { return CgroupFD + n }
 
 // CgroupFD is the first of a helper's cgroup.procs descriptors
 // (DK_CGROUP_FD in nsinit.h); MaxCgroupFDs bounds how many (one per v1
@@ -173,6 +185,7 @@ const (
 	tagBind    = 'B'
 	tagMask    = 'M'
 	tagCgroups = 'G'
+	tagNetNS   = 'N'
 )
 
 // Flag bits of the 'R' and 'B' records.
@@ -227,6 +240,9 @@ func encodeRequest(req *Request) ([]byte, error) {
 	if req.CgroupFDs > 0 {
 		e.record(tagCgroups, 1)
 		e.buf = append(e.buf, byte(req.CgroupFDs))
+	}
+	if req.NetNS {
+		e.record(tagNetNS, 0)
 	}
 	if err := e.rlimits(req.Rlimits); err != nil {
 		return nil, err
@@ -348,7 +364,7 @@ func (e *encoder) u64(v uint64) { e.buf = binary.LittleEndian.AppendUint64(e.buf
 // messages (TestDecodersAgree, FuzzDecoders).
 func decodeRequest(b []byte) (*Request, error) {
 	req := &Request{UID: -1, GID: -1}
-	var seenDir, seenHost, seenIDs, seenCgroups bool
+	var seenDir, seenHost, seenIDs, seenCgroups, seenNetNS bool
 	for off := 0; off < len(b); {
 		left := len(b) - off
 		if left < recordHeader {
@@ -432,6 +448,12 @@ func decodeRequest(b []byte) (*Request, error) {
 					} else {
 						req.CgroupFDs = int(p[0])
 					}
+				}
+			}
+		case tagNetNS:
+			if err = once(&seenNetNS); err == nil {
+				if err = exact(0); err == nil {
+					req.NetNS = true
 				}
 			}
 		case tagRlimit:
@@ -537,7 +559,7 @@ func decodeRequest(b []byte) (*Request, error) {
 
 func knownTag(t byte) bool {
 	switch t {
-	case tagArg, tagEnv, tagDir, tagHost, tagIDs, tagRlimit, tagSeccomp, tagFilter, tagRootfs, tagBind, tagMask, tagCgroups:
+	case tagArg, tagEnv, tagDir, tagHost, tagIDs, tagRlimit, tagSeccomp, tagFilter, tagRootfs, tagBind, tagMask, tagCgroups, tagNetNS:
 		return true
 	}
 	return false

@@ -38,6 +38,9 @@ static inline const char *dk_box_dir(void) { return DK_BOX_DIR; }
  * each before it gives up root. */
 #define DK_CGROUP_FD 6
 #define DK_MAX_CGROUP_FDS 4 /* nsinit.MaxCgroupFDs */
+/* With request tag 'N': the network namespace the helper enters, the
+ * descriptor right after the cgroup files (nsinit.NetNSFD). */
+static inline int dk_netns_fd(int ncgroup_fds) { return DK_CGROUP_FD + ncgroup_fds; }
 
 #define DK_READY 'R'
 #define DK_SETUP_ERROR 'E'
@@ -60,6 +63,7 @@ enum {
 	DK_TAG_BIND = 'B',
 	DK_TAG_MASK = 'M',
 	DK_TAG_CGROUPS = 'G',
+	DK_TAG_NETNS = 'N',
 };
 enum {
 	DK_ROOTFS_PROC = 1,
@@ -116,6 +120,7 @@ struct dk_request {
 	struct sock_fprog *filters;
 	size_t nfilters;
 	int ncgroup_fds; /* at DK_CGROUP_FD and up */
+	int netns;       /* enter the network namespace at dk_netns_fd */
 	int has_rootfs;
 	struct dk_rootfs rootfs;
 	void *arena;

@@ -74,6 +74,7 @@ func decodeRequestC(b []byte) (*Request, error) {
 		UID:       int(r.uid),
 		GID:       int(r.gid),
 		CgroupFDs: int(r.ncgroup_fds),
+		NetNS:     r.netns != 0,
 	}
 	for _, l := range unsafe.Slice(r.rlimits, r.nrlimits) {
 		req.Rlimits = append(req.Rlimits, rlimit.Limit{Resource: int(l.resource), Cur: uint64(l.cur), Max: uint64(l.max)})

@@ -53,6 +53,7 @@ static int known_tag(int t)
 	case DK_TAG_BIND:
 	case DK_TAG_MASK:
 	case DK_TAG_CGROUPS:
+	case DK_TAG_NETNS:
 		return 1;
 	}
 	return 0;
@@ -113,7 +114,7 @@ static char *take_str(const unsigned char *p, size_t len, struct counts *c, stru
  */
 static int walk(const unsigned char *b, size_t n, struct dk_request *req, struct counts *c, struct fill *f)
 {
-	int seen_dir = 0, seen_host = 0, seen_ids = 0, seen_seccomp = 0, seen_rootfs = 0, seen_cgroups = 0;
+	int seen_dir = 0, seen_host = 0, seen_ids = 0, seen_seccomp = 0, seen_rootfs = 0, seen_cgroups = 0, seen_netns = 0;
 	size_t off = 0;
 
 #define FAIL(...) return rec_error(off, tag, __VA_ARGS__)
@@ -205,6 +206,12 @@ static int walk(const unsigned char *b, size_t n, struct dk_request *req, struct
 				FAIL("%u cgroup descriptors, more than %u", p[0], (unsigned)DK_MAX_CGROUP_FDS);
 			if (f)
 				req->ncgroup_fds = p[0];
+			break;
+		case DK_TAG_NETNS:
+			ONCE(seen_netns);
+			EXACT(0);
+			if (f)
+				req->netns = 1;
 			break;
 		case DK_TAG_RLIMIT:
 			EXACT(20);

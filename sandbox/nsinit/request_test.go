@@ -17,13 +17,15 @@ import (
 // fullRequest uses every record kind.
 func fullRequest() *Request {
 	return &Request{
-		Argv:     []string{"./a.out", "", "x y"},
-		Env:      []string{"PATH=/usr/bin:/bin", "HOME=/box"},
-		Dir:      "/box",
-		Hostname: "docket",
-		UID:      61000,
-		GID:      61001,
-		Rlimits:  []rlimit.Limit{{Resource: unix.RLIMIT_NOFILE, Cur: 64, Max: 64}, {Resource: unix.RLIMIT_STACK, Cur: unix.RLIM_INFINITY, Max: unix.RLIM_INFINITY}},
+		Argv:      []string{"./a.out", "", "x y"},
+		Env:       []string{"PATH=/usr/bin:/bin", "HOME=/box"},
+		Dir:       "/box",
+		Hostname:  "docket",
+		UID:       61000,
+		GID:       61001,
+		CgroupFDs: 2,
+		NetNS:     true,
+		Rlimits:   []rlimit.Limit{{Resource: unix.RLIMIT_NOFILE, Cur: 64, Max: 64}, {Resource: unix.RLIMIT_STACK, Cur: unix.RLIM_INFINITY, Max: unix.RLIM_INFINITY}},
 		Seccomp: load.Programs{
 			{{Code: 0x20, K: 4}, {Code: 0x15, Jt: 1, Jf: 2, K: 0xc000003e}, {Code: 0x06, K: 0x7fff0000}},
 			{},
@@ -164,6 +166,8 @@ var malformed = []struct {
 	{"bind source", bytes.Join([][]byte{record('R', u64(0), []byte{0}), record('B', []byte{0}, u32(4), []byte("/us"))}, nil), "record at byte 14 ('B'): source length 4 exceeds the 3 bytes left"},
 	{"bind NUL source", bytes.Join([][]byte{record('R', u64(0), []byte{0}), record('B', []byte{0}, u32(2), []byte("/\x00/b"))}, nil), "record at byte 14 ('B'): contains a NUL byte"},
 	{"bind NUL target", bytes.Join([][]byte{record('R', u64(0), []byte{0}), record('B', []byte{0}, u32(2), []byte("/a/\x00"))}, nil), "record at byte 14 ('B'): contains a NUL byte"},
+	{"netns payload", record('N', []byte{1}), "record at byte 0 ('N'): length 1, want 0"},
+	{"two netns", bytes.Join([][]byte{record('N'), record('N')}, nil), "record at byte 5 ('N'): repeated"},
 	{"mask NUL", bytes.Join([][]byte{record('R', u64(0), []byte{0}), record('M', []byte("\x00"))}, nil), "record at byte 14 ('M'): contains a NUL byte"},
 }
 
@@ -192,7 +196,8 @@ func randomRequest(r *rand.Rand) *Request {
 		}
 		return s
 	}
-	req := &Request{Argv: append([]string{str()}, strs()...), Env: strs(), UID: r.Intn(3) - 1, GID: r.Int()}
+	req := &Request{Argv: append([]string{str()}, strs()...), Env: strs(), UID: r.Intn(3) - 1, GID: r.Int(),
+		CgroupFDs: r.Intn(MaxCgroupFDs + 1), NetNS: r.Intn(2) == 0}
 	if r.Intn(2) == 0 {
 		req.Dir = str()
 	}

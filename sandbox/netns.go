@@ -1,0 +1,186 @@
+package sandbox
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// A slot's network namespaces, one for its untrusted runs and one for its
+// trusted ones, made once and entered by each run that keeps no network
+// (request tag 'N'), instead of a new namespace per run: making one and
+// tearing it down cost about 1 ms of CPU per run here (the kernel
+// registers every protocol's sysctls and devices for it), a third of a
+// run's whole cost.
+//
+// A namespace consecutive runs share is as fresh as a new one only if no
+// run leaves anything in it. Such a run's seccomp filter refuses
+// socket(2) (and io_uring, and every foreign system call ABI), so the one
+// thing it can make there is an AF_UNIX socket, by socketpair, which it
+// may bind to an abstract name; the socket lives on after the run only if
+// it is in flight (SCM_RIGHTS), and the next run could then probe the
+// name. So before each run docket lists the namespace's unix sockets
+// (sock_diag, through a netlink socket made inside it): any socket at all
+// and the namespace is dropped for a new one. Two runs never share one at
+// once: a slot runs one untrusted and one trusted process at a time, each
+// role its own namespace.
+type netNS struct {
+	ns   *os.File // the namespace, passed to the helper
+	diag int      // a NETLINK_SOCK_DIAG socket in it
+}
+
+// newNetNS makes a network namespace on a locked OS thread of its own,
+// which ends with it (never unlocked: Go then ends the thread instead of
+// reusing it in the wrong namespace).
+func newNetNS() (*netNS, error) {
+	type made struct {
+		n   *netNS
+		err error
+	}
+	ch := make(chan made, 1)
+	go func() {
+		runtime.LockOSThread()
+		n, err := unshareNetNS()
+		ch <- made{n, err}
+	}()
+	m := <-ch
+	return m.n, m.err
+}
+
+func unshareNetNS() (*netNS, error) {
+	if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+		return nil, fmt.Errorf("sandbox: network namespace: %w", err)
+	}
+	ns, err := os.Open("/proc/thread-self/ns/net")
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: network namespace: %w", err)
+	}
+	diag, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+	if err != nil {
+		ns.Close()
+		return nil, fmt.Errorf("sandbox: network namespace: sock_diag: %w", err)
+	}
+	return &netNS{ns: ns, diag: diag}, nil
+}
+
+func (n *netNS) close() {
+	n.ns.Close()
+	unix.Close(n.diag)
+}
+
+// unix_diag_req (linux/unix_diag.h) after its netlink header: family,
+// protocol, pad, states, inode, show, cookie.
+const unixDiagReqLen = 1 + 1 + 2 + 4 + 4 + 4 + 8
+
+// errNotEmpty: the namespace holds a socket.
+var errNotEmpty = errors.New("sandbox: the slot's network namespace holds a socket")
+
+// empty asks the namespace for its unix sockets, in every state: nil when
+// there are none.
+func (n *netNS) empty() error {
+	req := make([]byte, unix.NLMSG_HDRLEN+unixDiagReqLen)
+	le := binary.NativeEndian
+	le.PutUint32(req[0:], uint32(len(req)))
+	le.PutUint16(req[4:], unix.SOCK_DIAG_BY_FAMILY)
+	le.PutUint16(req[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
+	le.PutUint32(req[8:], 1) // sequence number
+	body := req[unix.NLMSG_HDRLEN:]
+	body[0] = unix.AF_UNIX
+	le.PutUint32(body[4:], ^uint32(0)) // every state
+	if err := unix.Sendto(n.diag, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
+		return fmt.Errorf("sandbox: sock_diag: %w", err)
+	}
+	buf := make([]byte, 8192)
+	for {
+		m, _, err := unix.Recvfrom(n.diag, buf, 0)
+		if err != nil {
+			return fmt.Errorf("sandbox: sock_diag: %w", err)
+		}
+		msgs, err := syscall.ParseNetlinkMessage(buf[:m])
+		if err != nil {
+			return fmt.Errorf("sandbox: sock_diag: %w", err)
+		}
+		for _, msg := range msgs {
+			switch msg.Header.Type {
+			case unix.NLMSG_DONE:
+				return nil
+			case unix.NLMSG_ERROR:
+				return fmt.Errorf("sandbox: sock_diag: %w", netlinkErr(msg.Data))
+			case unix.SOCK_DIAG_BY_FAMILY:
+				n.drain(buf)
+				return errNotEmpty
+			}
+		}
+	}
+}
+
+// drain reads the rest of a dump that empty stopped reading, so that the
+// next request's answer starts clean.
+func (n *netNS) drain(buf []byte) {
+	for {
+		m, _, err := unix.Recvfrom(n.diag, buf, 0)
+		if err != nil {
+			return
+		}
+		msgs, err := syscall.ParseNetlinkMessage(buf[:m])
+		if err != nil {
+			return
+		}
+		for _, msg := range msgs {
+			if msg.Header.Type == unix.NLMSG_DONE || msg.Header.Type == unix.NLMSG_ERROR {
+				return
+			}
+		}
+	}
+}
+
+func netlinkErr(data []byte) error {
+	if len(data) < 4 {
+		return errors.New("short netlink error")
+	}
+	return unix.Errno(-int32(binary.NativeEndian.Uint32(data)))
+}
+
+// slotNets are a slot's two namespaces, made when first needed.
+type slotNets struct {
+	untrusted, trusted *netNS
+}
+
+// netNSFor gives the namespace for a run of the slot (trusted or not):
+// the one it has if it holds no socket, else a new one. Called with the
+// slot's lock held.
+func (sn *slotNets) netNSFor(trusted bool) (*os.File, error) {
+	n := &sn.untrusted
+	if trusted {
+		n = &sn.trusted
+	}
+	if *n != nil {
+		err := (*n).empty()
+		if err == nil {
+			return (*n).ns, nil
+		}
+		(*n).close() // it holds a socket (or cannot be asked): a new one
+		*n = nil
+	}
+	made, err := newNetNS()
+	if err != nil {
+		return nil, err
+	}
+	*n = made
+	return made.ns, nil
+}
+
+// close drops both namespaces.
+func (sn *slotNets) close() {
+	for _, n := range []**netNS{&sn.untrusted, &sn.trusted} {
+		if *n != nil {
+			(*n).close()
+			*n = nil
+		}
+	}
+}

@@ -1,0 +1,71 @@
+package sandbox_test
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/docketjudge/docket/internal/testprog"
+	"github.com/docketjudge/docket/sandbox"
+)
+
+// netcarryRun runs testdata/progs/netcarry.c in the slot and gives what it
+// printed: ns=, unix= and name=.
+func netcarryRun(t *testing.T, sl *sandbox.Slot, box string, trusted bool, args ...string) map[string]string {
+	t.Helper()
+	cmd := sl.Command("./netcarry", args...)
+	cmd.Box, cmd.Trusted = box, trusted
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	res, err := cmd.Run()
+	if err != nil || res.Status != sandbox.OK {
+		t.Fatalf("netcarry %v: %v %+v", args, err, res)
+	}
+	fields := map[string]string{}
+	for _, f := range strings.Fields(out.String()) {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			fields[k] = v
+		}
+	}
+	return fields
+}
+
+// Runs of a slot that keep no network share the slot's network namespace
+// (one per role, none of them the host's) while it holds nothing; a run
+// that leaves a socket behind (an abstract unix socket kept in flight
+// through itself, which the control shows does outlive its process)
+// costs the slot that namespace: the next run is in a new one, where the
+// name does not answer and no socket is listed.
+func TestSlotNetNSCarriesNothing(t *testing.T) {
+	sb := testSandbox(t)
+	if !sandbox.SlotNetNS(sb) {
+		t.Skip("this host's level has no slot network namespaces (docket not root, no seccomp or no network namespace): every run gets its own")
+	}
+	sl := slotOf(t, sb)
+	box := boxWith(t, sl, testprog.C(t, "testdata/progs/netcarry.c"))
+	host, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := netcarryRun(t, sl, box, false, "probe", "docket-none")
+	second := netcarryRun(t, sl, box, false, "probe", "docket-none")
+	if first["ns"] == host || first["ns"] != second["ns"] || first["unix"] != "0" {
+		t.Fatalf("two clean runs: %v then %v (host %s): want one namespace of the slot's, not the host's, with no socket", first, second, host)
+	}
+	if trusted := netcarryRun(t, sl, box, true, "probe", "docket-none"); trusted["ns"] == first["ns"] || trusted["ns"] == host {
+		t.Errorf("a trusted run in %s, the untrusted ones in %s: want one of its own", trusted["ns"], first["ns"])
+	}
+	control := netcarryRun(t, sl, box, false, "both", "docket-carry-control")
+	if control["name"] != "present" {
+		t.Fatalf("control: %v: the in-flight name should outlive its descriptors", control)
+	}
+	netcarryRun(t, sl, box, false, "leave", "docket-carry")
+	after := netcarryRun(t, sl, box, false, "probe", "docket-carry")
+	if after["name"] != "absent" || after["unix"] != "0" || after["ns"] == first["ns"] || after["ns"] == host {
+		t.Errorf("after a run left a socket: %v (the slot's was %s): want a new namespace, no socket, the name absent", after, first["ns"])
+	}
+	if again := netcarryRun(t, sl, box, false, "probe", "docket-carry"); again["ns"] != after["ns"] {
+		t.Errorf("the new namespace was not kept: %s then %s", after["ns"], again["ns"])
+	}
+}
