@@ -34,9 +34,11 @@ type netNS struct {
 	diag int      // a NETLINK_SOCK_DIAG socket in it
 }
 
-// newNetNS makes a network namespace on a locked OS thread of its own,
-// which ends with it (never unlocked: Go then ends the thread instead of
-// reusing it in the wrong namespace).
+// newNetNS makes a network namespace from a locked OS thread, which then
+// goes back to its own. The thread must not end in the new namespace
+// instead (a goroutine that exits locked ends its thread): an exec'd
+// helper's parent-death signal follows the thread that forked it, and any
+// thread may have.
 func newNetNS() (*netNS, error) {
 	type made struct {
 		n   *netNS
@@ -45,16 +47,39 @@ func newNetNS() (*netNS, error) {
 	ch := make(chan made, 1)
 	go func() {
 		runtime.LockOSThread()
-		n, err := unshareNetNS()
+		n, back, err := netNSFromThread()
 		ch <- made{n, err}
+		if !back {
+			select {} // cannot go back: keep the thread, out of Go's pool, for good
+		}
+		runtime.UnlockOSThread()
 	}()
 	m := <-ch
 	return m.n, m.err
 }
 
+// netNSFromThread makes a network namespace from the calling thread,
+// which must be locked, and brings the thread back into its own; back is
+// false if it could not.
+func netNSFromThread() (n *netNS, back bool, err error) {
+	own, err := os.Open("/proc/thread-self/ns/net")
+	if err != nil {
+		return nil, true, fmt.Errorf("sandbox: network namespace: %w", err)
+	}
+	defer own.Close()
+	n, err = unshareNetNS()
+	if errors.Is(err, errUnshare) {
+		return nil, true, err
+	}
+	return n, unix.Setns(int(own.Fd()), unix.CLONE_NEWNET) == nil, err
+}
+
+// errUnshare: unshare failed, the thread is still in its own namespace.
+var errUnshare = errors.New("unshare")
+
 func unshareNetNS() (*netNS, error) {
 	if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
-		return nil, fmt.Errorf("sandbox: network namespace: %w", err)
+		return nil, fmt.Errorf("sandbox: network namespace: %w: %w", errUnshare, err)
 	}
 	ns, err := os.Open("/proc/thread-self/ns/net")
 	if err != nil {
