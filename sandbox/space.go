@@ -256,23 +256,16 @@ func (sp *space) copyIn(src, dst, rel string) error {
 		}
 		return withOwner(os.Symlink(target, dst), dst, int(st.Uid), int(st.Gid), 0, false)
 	case unix.S_IFREG:
-		if err := copyRegular(src, dst); err != nil {
-			return err
-		}
-	default:
-		return &os.PathError{Op: "copy", Path: src, Err: errSpecial}
-	}
-	if err := withOwner(nil, dst, int(st.Uid), int(st.Gid), mode, true); err != nil {
-		return err
-	}
-	if st.Mode&unix.S_IFMT == unix.S_IFREG {
-		s, err := stampOf(dst)
+		s, err := copyOwned(src, dst, &st)
 		if err != nil {
 			return err
 		}
 		sp.copied[rel] = s
+		return nil
+	default:
+		return &os.PathError{Op: "copy", Path: src, Err: errSpecial}
 	}
-	return nil
+	return withOwner(nil, dst, int(st.Uid), int(st.Gid), mode, true)
 }
 
 // withOwner gives path its owner (and, with chmod, its mode: after the
@@ -308,20 +301,55 @@ func setIDBits(raw os.FileMode) os.FileMode {
 	return m
 }
 
-func stampOf(path string) (stamp2, error) {
-	var st unix.Stat_t
-	if err := unix.Lstat(path, &st); err != nil {
-		return stamp2{}, &os.PathError{Op: "lstat", Path: path, Err: err}
+// copyOwned copies the regular file src into a new file dst, never
+// following a link at either end, gives it st's owner (as root) and
+// mode, and returns its stamp. Descriptors, not *os.File: a run's box is
+// copied for every run, and each path lookup through the space's
+// /proc/self/fd/N link and each poller registration costs.
+func copyOwned(src, dst string, st *unix.Stat_t) (stamp2, error) {
+	in, err := unix.Open(src, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return stamp2{}, &os.PathError{Op: "open", Path: src, Err: err}
 	}
-	return stamp2{ino: int64(st.Ino), size: st.Size, ctime: st.Ctim}, nil
+	defer unix.Close(in)
+	out, err := unix.Open(dst, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return stamp2{}, &os.PathError{Op: "open", Path: dst, Err: err}
+	}
+	defer unix.Close(out)
+	if err := sendAll(out, in); err != nil {
+		return stamp2{}, &os.PathError{Op: "copy", Path: src, Err: err}
+	}
+	if os.Geteuid() == 0 {
+		if err := unix.Fchown(out, int(st.Uid), int(st.Gid)); err != nil {
+			return stamp2{}, &os.PathError{Op: "chown", Path: dst, Err: err}
+		}
+	}
+	// After the chown, which clears the set-id bits.
+	if err := unix.Fchmod(out, st.Mode&0o7777); err != nil {
+		return stamp2{}, &os.PathError{Op: "chmod", Path: dst, Err: err}
+	}
+	var got unix.Stat_t
+	if err := unix.Fstat(out, &got); err != nil {
+		return stamp2{}, &os.PathError{Op: "fstat", Path: dst, Err: err}
+	}
+	return stamp2{ino: int64(got.Ino), size: got.Size, ctime: got.Ctim}, nil
 }
 
-// copyRegular copies a regular file's bytes, never following a link at
-// either end.
-func copyRegular(src, dst string) error {
-	return copyTo(src, func() (*os.File, error) {
-		return os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
-	})
+// sendAll copies in to out from their current offsets until in's end,
+// in the kernel (sendfile).
+func sendAll(out, in int) error {
+	for {
+		n, err := unix.Sendfile(out, in, nil, 1<<30)
+		switch {
+		case errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN):
+			continue
+		case err != nil:
+			return err
+		case n == 0:
+			return nil
+		}
+	}
 }
 
 // copyTo copies the regular file src, not following a link, into the
