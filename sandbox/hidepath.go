@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -16,7 +15,8 @@ import (
 // work directory) to the run; through the detached mount it shows "/".
 // Pipes, devices and, without root (open_tree needs CAP_SYS_ADMIN), every
 // file are passed as they are. The new file goes to childFiles, closed
-// once the helper has its copy.
+// once the helper has its copy. The mount is kept for the next run given
+// the same file (hiddencache.go).
 func (c *Cmd) hidePath(f *os.File, childFiles *[]*os.File) (*os.File, error) {
 	if !c.Slot.sb.caps.Root {
 		return f, nil
@@ -34,18 +34,10 @@ func (c *Cmd) hidePath(f *os.File, childFiles *[]*os.File) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Name(), err)
 	}
-	tree, err := unix.OpenTree(fd, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH)
-	if err != nil {
-		return nil, fmt.Errorf("open_tree %s: %w", f.Name(), err)
-	}
 	keep := flags & (unix.O_ACCMODE | unix.O_APPEND)
-	nfd, err := unix.Open("/proc/self/fd/"+strconv.Itoa(tree), keep|unix.O_CLOEXEC, 0)
-	// Closing tree dissolves the clone's anonymous mount namespace, which
-	// waits for an RCU grace period (0.05-0.3 ms here): off the run's
-	// path. The reopened file keeps the mount itself alive.
-	go unix.Close(tree)
+	nfd, err := c.Slot.sb.hidden.reopen(fd, &st, keep)
 	if err != nil {
-		return nil, fmt.Errorf("reopen %s: %w", f.Name(), err)
+		return nil, fmt.Errorf("hide %s: %w", f.Name(), err)
 	}
 	nf := os.NewFile(uintptr(nfd), "stdio")
 	*childFiles = append(*childFiles, nf)

@@ -93,6 +93,9 @@ type Sandbox struct {
 	// not, across pid namespaces.
 	id   string
 	fast fastPath
+	// hidden keeps the detached mounts that hide stdio files' host paths
+	// (hiddencache.go).
+	hidden hiddenTrees
 }
 
 // RunPrefix starts the names of this sandbox's cgroups and boxes.
@@ -169,6 +172,7 @@ func New(cfg Config) (*Sandbox, error) {
 // exec their helpers. The process's exit does the same.
 func (s *Sandbox) Close() error {
 	s.fast.close()
+	s.hidden.close()
 	return nil
 }
 
