@@ -69,3 +69,26 @@ func TestSlotNetNSCarriesNothing(t *testing.T) {
 		t.Errorf("the new namespace was not kept: %s then %s", after["ns"], again["ns"])
 	}
 }
+
+// With Config.NetNSPerRun every run has a network namespace of its own,
+// as before the slot's: two runs of a slot, two namespaces.
+func TestNetNSPerRun(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the full sandbox needs root")
+	}
+	sb, err := sandbox.New(sandbox.Config{StateDir: t.TempDir(), UIDBase: 63900, NetNSPerRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	if sandbox.SlotNetNS(sb) {
+		t.Fatal("NetNSPerRun set, yet runs would enter the slot's namespace")
+	}
+	sl := slotOf(t, sb)
+	box := boxWith(t, sl, testprog.C(t, "testdata/progs/netcarry.c"))
+	first := netcarryRun(t, sl, box, false, "probe", "docket-none")
+	second := netcarryRun(t, sl, box, false, "probe", "docket-none")
+	if first["ns"] == second["ns"] {
+		t.Errorf("two runs in %s: want a namespace each", first["ns"])
+	}
+}

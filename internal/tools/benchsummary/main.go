@@ -33,6 +33,8 @@ var figures = []figure{
 	{"sandbox run static a+b, ms (baseline: fork+exec)", "BenchmarkOverhead/aplusb", "sandbox-median-ms", "plain-median-ms", "ratio", "<= 1.5"},
 	{"sandbox run /bin/true + its teardown, ms (baseline: fork+exec)", "BenchmarkOverhead/true", "with-teardown-median-ms", "plain-median-ms", "with-teardown-ratio", "report"},
 	{"sandbox run static a+b + its teardown, ms (baseline: fork+exec)", "BenchmarkOverhead/aplusb", "with-teardown-median-ms", "plain-median-ms", "with-teardown-ratio", "report"},
+	{"sandbox run /bin/true, CPU of the whole machine, ms (baseline: fork+exec)", "BenchmarkRunCPU", "sandbox-cpu-ms/run", "plain-cpu-ms/run", "sandbox/plain", "report"},
+	{"the same, a network namespace per run as before (baseline: fork+exec)", "BenchmarkRunCPU", "netns-per-run-cpu-ms/run", "plain-cpu-ms/run", "netns-per-run/plain", "report"},
 	{"docket exec -- /bin/true, ms (baseline: isolate --run)", "BenchmarkExecCommand", "docket-median-ms", "isolate-median-ms", "docket/isolate", "<= 1"},
 	{"docket exec -- /bin/true, ms (floor: fork+exec)", "BenchmarkExecCommand", "docket-median-ms", "plain-median-ms", "docket/plain", "floor"},
 	{"docket-exec -- /bin/true, ms (baseline: isolate --run)", "BenchmarkExecCommand", "docket-exec-median-ms", "isolate-median-ms", "docket-exec/isolate", "<= 1"},
