@@ -11,7 +11,6 @@ import (
 	"github.com/docketjudge/docket/sandbox/nsinit"
 	"github.com/docketjudge/docket/sandbox/rlimit"
 	"github.com/docketjudge/docket/sandbox/seccomp"
-	"golang.org/x/sys/unix"
 )
 
 // Start launches the helper and lets it apply every layer; the helper then
@@ -162,16 +161,8 @@ func (c *Cmd) binds() []mount.Bind {
 	return append(append([]mount.Bind(nil), c.Slot.sb.cfg.Binds...), c.Binds...)
 }
 
-// cloneflags are the namespaces the helper is started in: no network
-// namespace of its own with Network (the host's) or where it enters its
-// slot's (slotNetNS).
-func (c *Cmd) cloneflags() uintptr {
-	flags := c.caps().cloneflags
-	if c.Network || c.Slot.sb.slotNetNS() {
-		flags &^= unix.CLONE_NEWNET
-	}
-	return flags
-}
+// cloneflags are the namespaces the helper is started in (runFlags).
+func (c *Cmd) cloneflags() uintptr { return c.Slot.sb.runFlags(c.Network) }
 
 // slotNetNS says whether the run enters its slot's network namespace
 // (netns.go) rather than one made for it: a run that keeps no network.

@@ -191,13 +191,7 @@ func (s *Sandbox) startFast(binds []mount.Bind, flags uintptr, run nsinit.RunFil
 
 // spareFlags are the namespaces spares are forked into: those of a run
 // that keeps no network, but the mount namespace (the template's copy).
-func (s *Sandbox) spareFlags() uintptr {
-	flags := s.caps.cloneflags &^ unix.CLONE_NEWNS
-	if s.slotNetNS() {
-		flags &^= unix.CLONE_NEWNET
-	}
-	return flags
-}
+func (s *Sandbox) spareFlags() uintptr { return s.runFlags(false) &^ unix.CLONE_NEWNS }
 
 // refill forks spares for t in the background, up to sparesPerTemplate.
 // Called with f.mu held; the zygote is asked without it, so a run of

@@ -56,7 +56,7 @@ func (h *hiddenTrees) reopen(fd int, st *unix.Stat_t, flags int) (int, error) {
 		if err != nil {
 			return -1, err
 		}
-		h.make(key)
+		h.makeRoom(key)
 		t = &hiddenTree{fd: tree}
 		h.trees[key] = t
 	}
@@ -64,8 +64,8 @@ func (h *hiddenTrees) reopen(fd int, st *unix.Stat_t, flags int) (int, error) {
 	return unix.Open("/proc/self/fd/"+strconv.Itoa(t.fd), flags|unix.O_CLOEXEC, 0)
 }
 
-// make makes room for key's new entry.
-func (h *hiddenTrees) make(key hiddenKey) {
+// makeRoom makes room for key's new entry.
+func (h *hiddenTrees) makeRoom(key hiddenKey) {
 	if h.trees == nil {
 		h.trees = map[hiddenKey]*hiddenTree{}
 	}

@@ -14,9 +14,9 @@ import (
 // A slot's network namespaces, one for its untrusted runs and one for its
 // trusted ones, made once and entered by each run that keeps no network
 // (request tag 'N'), instead of a new namespace per run: making one and
-// tearing it down cost about 0.8 ms of CPU per run here (BenchmarkRunCPU) (the kernel
-// registers every protocol's sysctls and devices for it), a third of a
-// run's whole cost.
+// tearing it down cost about 0.8 ms of CPU per run here, near a third of
+// a run's whole cost (BenchmarkRunCPU; the kernel registers every
+// protocol's sysctls and devices for it).
 //
 // A namespace consecutive runs share is as fresh as a new one only if no
 // run leaves anything in it. Such a run's seccomp filter refuses
@@ -109,18 +109,21 @@ var errNotEmpty = errors.New("sandbox: the slot's network namespace holds a sock
 // there are none.
 func (n *netNS) empty() error {
 	req := make([]byte, unix.NLMSG_HDRLEN+unixDiagReqLen)
-	le := binary.NativeEndian
-	le.PutUint32(req[0:], uint32(len(req)))
-	le.PutUint16(req[4:], unix.SOCK_DIAG_BY_FAMILY)
-	le.PutUint16(req[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
-	le.PutUint32(req[8:], 1) // sequence number
+	ne := binary.NativeEndian
+	ne.PutUint32(req[0:], uint32(len(req)))
+	ne.PutUint16(req[4:], unix.SOCK_DIAG_BY_FAMILY)
+	ne.PutUint16(req[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
+	ne.PutUint32(req[8:], 1) // sequence number
 	body := req[unix.NLMSG_HDRLEN:]
 	body[0] = unix.AF_UNIX
-	le.PutUint32(body[4:], ^uint32(0)) // every state
+	ne.PutUint32(body[4:], ^uint32(0)) // every state
 	if err := unix.Sendto(n.diag, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
 		return fmt.Errorf("sandbox: sock_diag: %w", err)
 	}
+	// The whole dump is read, even past a first socket, so that the next
+	// request's answer starts clean.
 	buf := make([]byte, 8192)
+	found := false
 	for {
 		m, _, err := unix.Recvfrom(n.diag, buf, 0)
 		if err != nil {
@@ -133,32 +136,14 @@ func (n *netNS) empty() error {
 		for _, msg := range msgs {
 			switch msg.Header.Type {
 			case unix.NLMSG_DONE:
+				if found {
+					return errNotEmpty
+				}
 				return nil
 			case unix.NLMSG_ERROR:
 				return fmt.Errorf("sandbox: sock_diag: %w", netlinkErr(msg.Data))
 			case unix.SOCK_DIAG_BY_FAMILY:
-				n.drain(buf)
-				return errNotEmpty
-			}
-		}
-	}
-}
-
-// drain reads the rest of a dump that empty stopped reading, so that the
-// next request's answer starts clean.
-func (n *netNS) drain(buf []byte) {
-	for {
-		m, _, err := unix.Recvfrom(n.diag, buf, 0)
-		if err != nil {
-			return
-		}
-		msgs, err := syscall.ParseNetlinkMessage(buf[:m])
-		if err != nil {
-			return
-		}
-		for _, msg := range msgs {
-			if msg.Header.Type == unix.NLMSG_DONE || msg.Header.Type == unix.NLMSG_ERROR {
-				return
+				found = true
 			}
 		}
 	}
@@ -178,7 +163,7 @@ type slotNets struct {
 
 // netNSFor gives the namespace for a run of the slot (trusted or not):
 // the one it has if it holds no socket, else a new one. Called with the
-// slot's lock held.
+// slot's netMu held.
 func (sn *slotNets) netNSFor(trusted bool) (*os.File, error) {
 	n := &sn.untrusted
 	if trusted {

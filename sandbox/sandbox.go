@@ -60,8 +60,9 @@ type Config struct {
 	ExecHelpers bool
 	// NetNSPerRun gives every run a network namespace of its own, made
 	// and torn down with it, instead of its slot's (netns.go): about
-	// 0.8 ms more CPU a run (BenchmarkRunCPU), for an operator who wants no namespace
-	// shared by consecutive runs even when empty, and for comparison.
+	// 0.8 ms more CPU a run (BenchmarkRunCPU), for an operator who wants
+	// no namespace shared by consecutive runs even when empty, and for
+	// comparison.
 	NetNSPerRun bool
 	// Trace, when set, is called at the end of each step of every run
 	// with the step's name and how long it took: where a run's time goes
@@ -298,6 +299,17 @@ func (sl *Slot) netNS(trusted bool) (*os.File, error) {
 func (s *Sandbox) slotNetNS() bool {
 	c := &s.caps
 	return !s.cfg.NetNSPerRun && c.Root && c.Seccomp && c.cloneflags&unix.CLONE_NEWNET != 0
+}
+
+// runFlags are the namespaces a run's helper is started in: every one the
+// host allows, but no network namespace of its own with network (the
+// host's) or where runs enter their slot's (slotNetNS).
+func (s *Sandbox) runFlags(network bool) uintptr {
+	flags := s.caps.cloneflags
+	if network || s.slotNetNS() {
+		flags &^= unix.CLONE_NEWNET
+	}
+	return flags
 }
 
 // Sandbox returns the slot's sandbox.
