@@ -146,22 +146,8 @@ func judgePair(b *testing.B) (one, wide *Judge) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	slot, err := sb.AcquireSlot()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(slot.Release)
-	one = &Judge{Slot: slot, Langs: langs.Builtin(), WorkDir: benchWorkDir(b), CacheDir: b.TempDir()}
-	w := *one
-	for range runtime.NumCPU() - 1 {
-		lane, err := sb.AcquireSlot()
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(lane.Release)
-		w.Lanes = append(w.Lanes, lane)
-	}
-	return one, &w
+	one = &Judge{Slot: claimSlot(b, sb), Langs: langs.Builtin(), WorkDir: benchWorkDir(b), CacheDir: b.TempDir()}
+	return one, withLanes(b, sb, *one, runtime.NumCPU()-1)
 }
 
 // writeBashLoop writes the isolate reference: for each test,

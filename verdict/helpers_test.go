@@ -34,10 +34,25 @@ func testSandbox(t *testing.T) *sandbox.Sandbox {
 // test: tests judging side by side each take one.
 func slotJudge(t *testing.T, sb *sandbox.Sandbox) *Judge {
 	t.Helper()
+	return &Judge{Slot: claimSlot(t, sb), Langs: langs.Builtin(), WorkDir: t.TempDir(), CacheDir: t.TempDir()}
+}
+
+// claimSlot is a slot of sb, released with the test.
+func claimSlot(tb testing.TB, sb *sandbox.Sandbox) *sandbox.Slot {
+	tb.Helper()
 	slot, err := sb.AcquireSlot()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(slot.Release)
-	return &Judge{Slot: slot, Langs: langs.Builtin(), WorkDir: t.TempDir(), CacheDir: t.TempDir()}
+	tb.Cleanup(slot.Release)
+	return slot
+}
+
+// withLanes is j with n further slots of sb as its lanes.
+func withLanes(tb testing.TB, sb *sandbox.Sandbox, j Judge, n int) *Judge {
+	tb.Helper()
+	for range n {
+		j.Lanes = append(j.Lanes, claimSlot(tb, sb))
+	}
+	return &j
 }

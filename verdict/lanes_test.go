@@ -18,16 +18,7 @@ import (
 // all released with the test.
 func laneJudge(t *testing.T, sb *sandbox.Sandbox, n int) *Judge {
 	t.Helper()
-	j := slotJudge(t, sb)
-	for range n {
-		s, err := sb.AcquireSlot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.Release)
-		j.Lanes = append(j.Lanes, s)
-	}
-	return j
+	return withLanes(t, sb, *slotJudge(t, sb), n)
 }
 
 // Judged on three slots at once, every example submission of packages
