@@ -1,6 +1,7 @@
 package cgroup_test
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -506,27 +507,35 @@ func TestKeptPinThenNot(t *testing.T) {
 // joinedCPUs are the CPUs a process may use once it has joined g itself,
 // through the files of JoinFiles, as the sandbox's target does.
 func joinedCPUs(t *testing.T, g cgroup.Group) string {
+	files, join := joinScript(t, g)
+	script := join + "grep Cpus_allowed_list /proc/self/status"
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.ExtraFiles = files
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", script, err)
+	}
+	return strings.TrimSpace(strings.TrimPrefix(string(out), "Cpus_allowed_list:"))
+}
+
+// joinScript opens g's JoinFiles (closed when the test ends) and returns
+// them with the start of a shell script that, given them from fd 3 on,
+// writes "0" to each: the shell joins g as the sandbox's target does.
+func joinScript(t *testing.T, g cgroup.Group) ([]*os.File, string) {
 	files, err := cgroup.JoinFiles(g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	t.Cleanup(func() {
 		for _, f := range files {
 			f.Close()
 		}
-	}()
+	})
 	var script strings.Builder
 	for i := range files {
 		fmt.Fprintf(&script, "echo 0 >&%d && ", 3+i)
 	}
-	script.WriteString("grep Cpus_allowed_list /proc/self/status")
-	cmd := exec.Command("/bin/sh", "-c", script.String())
-	cmd.ExtraFiles = files
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s: %v", script.String(), err)
-	}
-	return strings.TrimSpace(strings.TrimPrefix(string(out), "Cpus_allowed_list:"))
+	return files, script.String()
 }
 
 // allowedCPUs are the CPUs a process in g may use (g nil: this process's).
@@ -545,4 +554,64 @@ func allowedCPUs(t *testing.T, g cgroup.Group) string {
 		t.Fatal(err)
 	}
 	return strings.TrimSpace(strings.TrimPrefix(string(b), "Cpus_allowed_list:"))
+}
+
+// A single-threaded process that writes "0" to each of JoinFiles' files
+// is then in the group in every hierarchy, and the group lists it. On v1
+// the files are `tasks`, which moves the writer without the kernel's
+// global threadgroup lock (JoinFiles says why); on v2, cgroup.procs.
+func TestJoinFilesMoveTheWriter(t *testing.T) {
+	needRoot(t)
+	for _, v := range []struct {
+		version cgroup.Version
+		file    string
+	}{{cgroup.V1, "tasks"}, {cgroup.V2, "cgroup.procs"}} {
+		t.Run(fmt.Sprint(v.version), func(t *testing.T) {
+			m, err := cgroup.Open(cgroup.Options{Version: v.version})
+			if errors.Is(err, cgroup.ErrUnavailable) {
+				t.Skipf("no cgroup v%d hierarchy on this host: %v", v.version, err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := m.New("test-join", keptSpec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Delete()
+			files, join := joinScript(t, g)
+			for _, f := range files {
+				if filepath.Base(f.Name()) != v.file {
+					t.Errorf("join file %s, want %s", f.Name(), v.file)
+				}
+			}
+			where := filepath.Join(t.TempDir(), "cgroup")
+			script := join + `cat /proc/self/cgroup >"$1" && echo joined && read go`
+			cmd := exec.Command("/bin/sh", "-c", script, "sh", where)
+			cmd.ExtraFiles = files
+			in, _ := cmd.StdinPipe()
+			out, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { in.Close(); cmd.Wait() }()
+			if line, err := bufio.NewReader(out).ReadString('\n'); line != "joined\n" {
+				t.Fatalf("the writer said %q (%v), want joined", line, err)
+			}
+			memberships, err := os.ReadFile(where)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pids, err := g.Procs()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pids) != 1 || pids[0] != cmd.Process.Pid {
+				t.Errorf("the group lists %v, want the writer %d", pids, cmd.Process.Pid)
+			}
+			if n := strings.Count(string(memberships), "/test-join\n"); n != len(files) {
+				t.Errorf("the writer is in the group in %d hierarchies, want %d:\n%s", n, len(files), memberships)
+			}
+		})
+	}
 }

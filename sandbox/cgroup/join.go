@@ -3,25 +3,34 @@ package cgroup
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 )
 
-// JoinFiles opens, for writing, the cgroup.procs file of each directory
-// AddProc would write (one per v1 hierarchy, a kept group's cpuset only
-// for a pinned run; one on v2), in the same order. A process that writes
-// "0" to each joins the group: the sandbox's target does so itself, just
-// before it gives up root, so the helper that starts it never enters the
-// group. The kernel checks the opener's credentials (docket's), not the
-// writer's. The caller closes the files.
+// JoinFiles opens, for writing, the file of each directory AddProc would
+// write (one per v1 hierarchy, a kept group's cpuset only for a pinned
+// run; one on v2) through which a process moves itself in, in the same
+// order. A single-threaded process that writes "0" to each joins the
+// group: the sandbox's target does so itself, just before it gives up
+// root, so the helper that starts it never enters the group. The kernel
+// checks the opener's credentials (docket's), not the writer's. The
+// caller closes the files.
+//
+// On v1 the file is `tasks`, not `cgroup.procs`: "0" written there moves
+// the writing thread alone, which the kernel does without the write side
+// of its global cgroup_threadgroup_rwsem. Taking that lock waits for an
+// RCU grace period when it has been idle (about 10 ms here: most of a
+// `docket-exec` command's time) and sends every fork and exit on the
+// host down a slow path meanwhile. The target is forked without
+// CLONE_THREAD, so its one thread is the whole process. v2 has no such
+// file (cgroup.threads moves a thread only within one domain).
 func JoinFiles(g Group) ([]*os.File, error) {
-	j, ok := g.(interface{ joinDirs() []string })
+	j, ok := g.(interface{ joinFiles() []string })
 	if !ok {
 		return nil, fmt.Errorf("cgroup: join files of a %T", g)
 	}
-	dirs := j.joinDirs()
-	files := make([]*os.File, 0, len(dirs))
-	for _, d := range dirs {
-		f, err := os.OpenFile(filepath.Join(d, "cgroup.procs"), os.O_WRONLY, 0)
+	paths := j.joinFiles()
+	files := make([]*os.File, 0, len(paths))
+	for _, p := range paths {
+		f, err := os.OpenFile(p, os.O_WRONLY, 0)
 		if err != nil {
 			for _, f := range files {
 				f.Close()

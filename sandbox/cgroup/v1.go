@@ -274,7 +274,7 @@ func (g *v1Group) pin(cpus string) error {
 
 // joinDirs are the directories a process of the run joins, in creation
 // order, and mark the group as no longer known empty: AddProc's and
-// JoinFiles'.
+// joinFiles'.
 func (g *v1Group) joinDirs() []string {
 	g.empty.Store(false)
 	dirs := make([]string, 0, len(g.order))
@@ -283,6 +283,16 @@ func (g *v1Group) joinDirs() []string {
 			continue // a kept group's cpuset, not for this unpinned run
 		}
 		dirs = append(dirs, d)
+	}
+	return dirs
+}
+
+// joinFiles are the `tasks` files of joinDirs (JoinFiles says why not
+// cgroup.procs).
+func (g *v1Group) joinFiles() []string {
+	dirs := g.joinDirs()
+	for i, d := range dirs {
+		dirs[i] = filepath.Join(d, "tasks")
 	}
 	return dirs
 }

@@ -236,6 +236,11 @@ func (g *v2Group) joinDirs() []string {
 	return []string{g.dir}
 }
 
+// joinFiles is the group's cgroup.procs (JoinFiles).
+func (g *v2Group) joinFiles() []string {
+	return []string{filepath.Join(g.joinDirs()[0], "cgroup.procs")}
+}
+
 func (g *v2Group) AddProc(pid int) error {
 	dir := g.joinDirs()[0]
 	if err := g.ctl.write(filepath.Join(dir, "cgroup.procs"), strconv.Itoa(pid)); err != nil {

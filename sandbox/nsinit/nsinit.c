@@ -369,7 +369,9 @@ static const char *check_target(struct dk_request *r, const char **path, const c
 
 /*
  * The target moves itself into the run's cgroup, one write of "0" (the
- * writer) to each cgroup.procs file the parent opened. The permission
+ * writer) to each join file the parent opened (v1 `tasks`: the target
+ * is one thread, and that file moves it without the kernel's global
+ * threadgroup lock; v2 cgroup.procs). The permission
  * check is made against the opener's credentials (docket's), and from
  * here on everything the target does is charged to the run.
  */

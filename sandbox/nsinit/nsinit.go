@@ -31,7 +31,7 @@
 //	                         rlimits, uid, seccomp) or its execve failed;
 //	                         then 'S', the target's wait status, when it
 //	                         ends (TargetStatus).
-//	fd 6 on (parent -> target): Request.CgroupFDs cgroup.procs files,
+//	fd 6 on (parent -> target): Request.CgroupFDs cgroup join files,
 //	                         opened for writing by the parent; then, with
 //	                         Request.NetNS, the network namespace the
 //	                         helper enters.
@@ -57,7 +57,7 @@
 //	'D' string            working directory (at most once; absent: none)
 //	'H' string            hostname (at most once; absent: none)
 //	'U' i64 uid, i64 gid  (at most once; absent: -1, -1)
-//	'G' u8 n              the helper has n ≤ 4 cgroup.procs files from fd 6
+//	'G' u8 n              the helper has n ≤ 4 cgroup join files from fd 6
 //	                      on (at most once; absent: 0)
 //	'N' (empty)           the helper enters the network namespace on the
 //	                      descriptor after the cgroup files, NetNSFD (at
@@ -150,20 +150,21 @@ type Request struct {
 	GID      int            `json:"gid"`
 	Rlimits  []rlimit.Limit `json:"rlimits"`
 	Seccomp  load.Programs  `json:"seccomp"` // nil: no filter (reported by the parent)
-	// CgroupFDs is how many of the run's cgroup.procs files, opened for
-	// writing, the helper has from CgroupFD on: the target writes itself
-	// into each before it gives up root.
+	// CgroupFDs is how many of the run's cgroup join files
+	// (cgroup.JoinFiles), opened for writing, the helper has from
+	// CgroupFD on: the target writes itself into each before it gives up
+	// root.
 	CgroupFDs int `json:"cgroup_fds"`
 	// NetNS says the helper has a network namespace to enter, on
 	// NetNSFD(CgroupFDs), rather than one made for it.
 	NetNS bool `json:"netns"`
 }
 
-// NetNSFD is where a helper with n cgroup.procs files finds the network
+// NetNSFD is where a helper with n cgroup join files finds the network
 // namespace of Request.NetNS: right after them (dk_netns_fd in nsinit.h).
 func NetNSFD(n int) int { return CgroupFD + n }
 
-// CgroupFD is the first of a helper's cgroup.procs descriptors
+// CgroupFD is the first of a helper's cgroup join descriptors
 // (DK_CGROUP_FD in nsinit.h); MaxCgroupFDs bounds how many (one per v1
 // hierarchy: memory, pids, cpuacct, cpuset).
 const (

@@ -33,8 +33,8 @@ static inline const char *dk_box_dir(void) { return DK_BOX_DIR; }
 #define DK_STATUS_FD 4  /* 'R', 'E' + message, 'X' + message */
 #define DK_SPACE_FD 5  /* with DK_ROOTFS_FDS: the run's space, a detached tmpfs */
 #define DK_ZYGOTE_FD 3 /* the zygote's control socket */
-/* The run's cgroup.procs files, opened for writing by the parent, from
- * here on (request tag 'G' says how many): the target writes itself into
+/* The run's cgroup join files (v1 tasks, v2 cgroup.procs), opened for
+ * writing by the parent, from here on (request tag 'G' says how many): the target writes itself into
  * each before it gives up root. */
 #define DK_CGROUP_FD 6
 #define DK_MAX_CGROUP_FDS 4 /* nsinit.MaxCgroupFDs */

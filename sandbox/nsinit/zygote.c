@@ -68,7 +68,7 @@
 
 #define ZY_HEADER 16
 #define ZY_RUN_FDS 6  /* request, status, stdin, stdout, stderr, the run's space */
-/* then up to DK_MAX_CGROUP_FDS cgroup.procs files and a network namespace */
+/* then up to DK_MAX_CGROUP_FDS cgroup join files and a network namespace */
 #define ZY_MAX_RUN_FDS (ZY_RUN_FDS + DK_MAX_CGROUP_FDS + 1)
 #define ZY_SPARE_FD 7 /* a spare's socket, until its run arrives */
 

@@ -180,7 +180,7 @@ func (z *Zygote) DropTemplate(id uint32) error {
 
 // RunFiles are a helper's descriptors: the request pipe, the status pipe,
 // stdin, stdout, stderr, the run's space (mount.SpaceFD), then up to
-// MaxCgroupFDs cgroup.procs files (Request.CgroupFDs).
+// MaxCgroupFDs cgroup join files (Request.CgroupFDs).
 type RunFiles []*os.File
 
 func (f RunFiles) fds() []int {
