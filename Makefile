@@ -126,7 +126,9 @@ bench: .SHELLFLAGS := -eo pipefail -c
 bench: deps
 	@mkdir -p "$(dir $(BENCH_OUT))" && : >"$(BENCH_OUT)"
 	scripts/isolate.sh >/dev/null || echo "isolate unavailable: its columns will be skipped"
-	$(GO) test -run '^$$' -bench . -skip TimingNoise -benchtime 300x ./sandbox/ | tee -a "$(BENCH_OUT)"
+	$(GO) test -run '^$$' -bench . -skip 'TimingNoise|AfterPause' -benchtime 300x ./sandbox/ | tee -a "$(BENCH_OUT)"
+	# 20 runs, each after a pause of 250 ms, and 20 plain ones alternated.
+	$(GO) test -run '^$$' -bench AfterPause -benchtime 20x ./sandbox/ | tee -a "$(BENCH_OUT)"
 	# 20 runs of about 1 s of CPU in the sandbox and 20 outside.
 	$(GO) test -run '^$$' -bench TimingNoise -benchtime 20x ./sandbox/ | tee -a "$(BENCH_OUT)"
 	$(GO) test -run '^$$' -bench ExecCommand -benchtime 60x ./cmd/docket/ | tee -a "$(BENCH_OUT)"

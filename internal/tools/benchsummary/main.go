@@ -32,6 +32,7 @@ var figures = []figure{
 	{"sandbox run /bin/true, ms (baseline: fork+exec)", "BenchmarkOverhead/true", "sandbox-median-ms", "plain-median-ms", "ratio", "<= 1.5"},
 	{"sandbox run static a+b, ms (baseline: fork+exec)", "BenchmarkOverhead/aplusb", "sandbox-median-ms", "plain-median-ms", "ratio", "<= 1.5"},
 	{"sandbox run /bin/true + its teardown, ms (baseline: fork+exec)", "BenchmarkOverhead/true", "with-teardown-median-ms", "plain-median-ms", "with-teardown-ratio", "report"},
+	{"sandbox run /bin/true after a 250 ms pause, ms (baseline: fork+exec after the same pause)", "BenchmarkAfterPause", "sandbox-median-ms", "plain-median-ms", "ratio", "report"},
 	{"sandbox run static a+b + its teardown, ms (baseline: fork+exec)", "BenchmarkOverhead/aplusb", "with-teardown-median-ms", "plain-median-ms", "with-teardown-ratio", "report"},
 	{"sandbox run /bin/true, CPU of the whole machine, ms (baseline: fork+exec)", "BenchmarkRunCPU", "sandbox-cpu-ms/run", "plain-cpu-ms/run", "sandbox/plain", "report"},
 	{"the same, a network namespace per run as before (baseline: fork+exec)", "BenchmarkRunCPU", "netns-per-run-cpu-ms/run", "plain-cpu-ms/run", "netns-per-run/plain", "report"},
