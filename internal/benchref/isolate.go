@@ -132,6 +132,10 @@ func (i *Isolate) initCG() error {
 }
 
 func (i *Isolate) init() error {
+	// A box an earlier run left behind (a benchmark killed half-way, in
+	// either mode) makes --init fail; the benchmark's boxes are its own.
+	exec.Command(i.bin, "--box-id="+strconv.Itoa(i.id), "--cg", "--cleanup").Run()
+	exec.Command(i.bin, "--box-id="+strconv.Itoa(i.id), "--cleanup").Run()
 	out, err := i.command("--init").Output()
 	if err != nil {
 		return fmt.Errorf("isolate --init: %w%s", err, stderrOf(err))

@@ -52,7 +52,7 @@ func TestSummary(t *testing.T) {
 	if _, ok := rows["sandbox run /bin/true + its teardown, ms (baseline: fork+exec)"]; ok {
 		t.Errorf("a figure whose metric the benchmark did not report is left out:\n%s", b.String())
 	}
-	if len(rows) != 18 {
-		t.Errorf("%d rows, want the header and 17 figures:\n%s", len(rows), b.String())
+	if len(rows) != 19 {
+		t.Errorf("%d rows, want the header and 18 figures:\n%s", len(rows), b.String())
 	}
 }
