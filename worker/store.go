@@ -90,8 +90,13 @@ func PackTar(dir string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// ErrBadArchive is what Unpack's refusals of an archive wrap: it is
+// refused before anything is written.
+var ErrBadArchive = errors.New("package archive")
+
 // Unpack extracts a package archive into dir, refusing, before anything is
-// written, absolute paths, "..", links, devices and other special files.
+// written, absolute paths, "..", links, devices and other special files
+// (ErrBadArchive).
 func Unpack(data []byte, dir string) error {
 	var entries []*tar.Header
 	tr := tar.NewReader(bytes.NewReader(data))
@@ -102,14 +107,14 @@ func Unpack(data []byte, dir string) error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("package archive: %w", err)
+			return fmt.Errorf("%w: %w", ErrBadArchive, err)
 		}
 		if err := checkEntry(h); err != nil {
 			return err
 		}
 		total += h.Size
 		if total > maxPackage {
-			return fmt.Errorf("package archive: over %d bytes unpacked", maxPackage)
+			return fmt.Errorf("%w: over %d bytes unpacked", ErrBadArchive, maxPackage)
 		}
 		entries = append(entries, h)
 	}
@@ -144,20 +149,20 @@ func Unpack(data []byte, dir string) error {
 func checkEntry(h *tar.Header) error {
 	name := h.Name
 	if name == "" || strings.HasPrefix(name, "/") || strings.Contains(name, "\x00") || strings.Contains(name, "\\") {
-		return fmt.Errorf("package archive: unsafe path %q", name)
+		return fmt.Errorf("%w: unsafe path %q", ErrBadArchive, name)
 	}
 	for _, part := range strings.Split(strings.TrimSuffix(name, "/"), "/") {
 		if part == ".." || part == "." || part == "" {
-			return fmt.Errorf("package archive: unsafe path %q", name)
+			return fmt.Errorf("%w: unsafe path %q", ErrBadArchive, name)
 		}
 	}
 	switch h.Typeflag {
 	case tar.TypeReg, tar.TypeDir:
 		return nil
 	case tar.TypeSymlink, tar.TypeLink:
-		return fmt.Errorf("package archive: %s is a link (%s), links are not allowed", name, h.Linkname)
+		return fmt.Errorf("%w: %s is a link (%s), links are not allowed", ErrBadArchive, name, h.Linkname)
 	default:
-		return fmt.Errorf("package archive: %s is a special file (type %q), not allowed", name, h.Typeflag)
+		return fmt.Errorf("%w: %s is a special file (type %q), not allowed", ErrBadArchive, name, h.Typeflag)
 	}
 }
 

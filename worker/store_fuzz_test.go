@@ -3,6 +3,7 @@ package worker
 import (
 	"archive/tar"
 	"bytes"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -94,7 +95,7 @@ func checkUnpack(t *testing.T, data []byte) {
 	}
 	if err != nil {
 		// Archive checks come before anything is written.
-		if strings.HasPrefix(err.Error(), "package archive:") {
+		if errors.Is(err, ErrBadArchive) {
 			if _, serr := os.Lstat(target); serr == nil {
 				t.Fatalf("rejected archive (%v) left %s behind", err, target)
 			}
