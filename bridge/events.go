@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strconv"
 	"time"
 
@@ -69,8 +68,6 @@ type eventHead struct {
 }
 
 const typeFinal = "final"
-
-var eventNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
 // resumePoint decides where a client that has seen every event of id up
 // to stream sequence last goes on: done when there is nothing more to
@@ -292,7 +289,7 @@ func (b *Bridge) frame(buf *bytes.Buffer, seq uint64, data []byte) (typ string, 
 		data = c.Bytes()
 	}
 	fmt.Fprintf(buf, "id: %d\n", seq)
-	if eventNamePattern.MatchString(h.Type) {
+	if protocol.ValidToken(h.Type, 64, ".") { // [A-Za-z0-9_.-]{1,64}
 		fmt.Fprintf(buf, "event: %s\n", h.Type)
 	}
 	buf.WriteString("data: ")

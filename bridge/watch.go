@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // The watch page is one self-contained document: its script and style are
@@ -21,7 +22,9 @@ var (
 	//go:embed watch/watch.css
 	watchCSS string
 
-	watchPage, watchCSP = buildWatchPage()
+	// Built on the first request, not at start-up: every docket command
+	// links the bridge.
+	watchPage = sync.OnceValues(buildWatchPage)
 )
 
 func buildWatchPage() ([]byte, string) {
@@ -39,11 +42,12 @@ func buildWatchPage() ([]byte, string) {
 func serveWatch(w http.ResponseWriter, _ *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", watchCSP)
+	page, csp := watchPage()
+	h.Set("Content-Security-Policy", csp)
 	h.Set("Cache-Control", "no-store")
 	h.Set("Referrer-Policy", "no-referrer") // the URL carries the token
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	w.WriteHeader(http.StatusOK)
-	w.Write(watchPage)
+	w.Write(page)
 }

@@ -1,6 +1,10 @@
 package protocol
 
-import "testing"
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
 
 func TestParseJob(t *testing.T) {
 	s := Subjects{Prefix: "docket"}
@@ -65,5 +69,36 @@ func TestConsumerTakesBothForms(t *testing.T) {
 	}
 	if s.Job("default", "s-1") != "docket.jobs.default.s-1" || s.QueueJobs("default") != "docket.jobs.default" {
 		t.Fatal("job subjects")
+	}
+}
+
+// The validators are loops, not regular expressions (start-up cost): they
+// accept exactly what the expressions they replaced accepted.
+func TestValidatorsMatchTheirExpressions(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		valid func(string) bool
+		re    *regexp.Regexp
+	}{
+		{"id", ValidID, regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)},
+		{"queue", ValidQueue, regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)},
+		{"prefix", ValidPrefix, regexp.MustCompile(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`)},
+		{"event name", func(s string) bool { return ValidToken(s, 64, ".") }, regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)},
+	} {
+		inputs := []string{"", "a", "a.b", ".a", "a.", "a..b", "A-z_9", "a b", "a\n", "a*", "a>", "é", "a\x00",
+			strings.Repeat("a", 64), strings.Repeat("a", 65), strings.Repeat("b", 128), strings.Repeat("b", 129),
+			strings.Repeat("a.", 32), strings.Repeat("a.", 31) + "a"}
+		for b := 0; b < 256; b++ {
+			inputs = append(inputs, string([]byte{byte(b)}), "x"+string([]byte{byte(b)})+"y")
+		}
+		for _, in := range inputs {
+			want := c.re.MatchString(in)
+			if c.name == "prefix" && len(in) > 64 {
+				want = false // ValidPrefix's length cap
+			}
+			if got := c.valid(in); got != want {
+				t.Errorf("%s %q: %v, want %v", c.name, in, got, want)
+			}
+		}
 	}
 }
