@@ -560,58 +560,55 @@ func allowedCPUs(t *testing.T, g cgroup.Group) string {
 // is then in the group in every hierarchy, and the group lists it. On v1
 // the files are `tasks`, which moves the writer without the kernel's
 // global threadgroup lock (JoinFiles says why); on v2, cgroup.procs.
-func TestJoinFilesMoveTheWriter(t *testing.T) {
+func TestJoinFilesV1(t *testing.T) { testJoinFiles(t, cgroup.V1, "tasks") }
+
+func TestJoinFilesV2(t *testing.T) { testJoinFiles(t, cgroup.V2, "cgroup.procs") }
+
+func testJoinFiles(t *testing.T, version cgroup.Version, file string) {
 	needRoot(t)
-	for _, v := range []struct {
-		version cgroup.Version
-		file    string
-	}{{cgroup.V1, "tasks"}, {cgroup.V2, "cgroup.procs"}} {
-		t.Run(fmt.Sprint(v.version), func(t *testing.T) {
-			m, err := cgroup.Open(cgroup.Options{Version: v.version})
-			if errors.Is(err, cgroup.ErrUnavailable) {
-				t.Skipf("no cgroup v%d hierarchy on this host: %v", v.version, err)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			g, err := m.New("test-join", keptSpec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer g.Delete()
-			files, join := joinScript(t, g)
-			for _, f := range files {
-				if filepath.Base(f.Name()) != v.file {
-					t.Errorf("join file %s, want %s", f.Name(), v.file)
-				}
-			}
-			where := filepath.Join(t.TempDir(), "cgroup")
-			script := join + `cat /proc/self/cgroup >"$1" && echo joined && read go`
-			cmd := exec.Command("/bin/sh", "-c", script, "sh", where)
-			cmd.ExtraFiles = files
-			in, _ := cmd.StdinPipe()
-			out, _ := cmd.StdoutPipe()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer func() { in.Close(); cmd.Wait() }()
-			if line, err := bufio.NewReader(out).ReadString('\n'); line != "joined\n" {
-				t.Fatalf("the writer said %q (%v), want joined", line, err)
-			}
-			memberships, err := os.ReadFile(where)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pids, err := g.Procs()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(pids) != 1 || pids[0] != cmd.Process.Pid {
-				t.Errorf("the group lists %v, want the writer %d", pids, cmd.Process.Pid)
-			}
-			if n := strings.Count(string(memberships), "/test-join\n"); n != len(files) {
-				t.Errorf("the writer is in the group in %d hierarchies, want %d:\n%s", n, len(files), memberships)
-			}
-		})
+	m, err := cgroup.Open(cgroup.Options{Version: version})
+	if errors.Is(err, cgroup.ErrUnavailable) {
+		t.Skipf("no cgroup %v hierarchy on this host: %v", version, err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := m.New("test-join", keptSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Delete()
+	files, join := joinScript(t, g)
+	for _, f := range files {
+		if filepath.Base(f.Name()) != file {
+			t.Errorf("join file %s, want %s", f.Name(), file)
+		}
+	}
+	where := filepath.Join(t.TempDir(), "cgroup")
+	script := join + `cat /proc/self/cgroup >"$1" && echo joined && read go`
+	cmd := exec.Command("/bin/sh", "-c", script, "sh", where)
+	cmd.ExtraFiles = files
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); cmd.Wait() }()
+	if line, err := bufio.NewReader(out).ReadString('\n'); line != "joined\n" {
+		t.Fatalf("the writer said %q (%v), want joined", line, err)
+	}
+	memberships, err := os.ReadFile(where)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids, err := g.Procs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pids) != 1 || pids[0] != cmd.Process.Pid {
+		t.Errorf("the group lists %v, want the writer %d", pids, cmd.Process.Pid)
+	}
+	if n := strings.Count(string(memberships), "/test-join\n"); n != len(files) {
+		t.Errorf("the writer is in the group in %d hierarchies, want %d:\n%s", n, len(files), memberships)
 	}
 }
