@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -165,14 +167,14 @@ func (c *Cmd) handshake(req *nsinit.Request, p *pipes) error {
 		return fail("send request", err)
 	}
 	p.statR.SetReadDeadline(time.Now().Add(10 * time.Second))
-	kind, msg, err := readStatus(p.statR)
+	kind, msg, stamp, err := readStatus(p.statR)
 	if err != nil {
 		return fail("helper", err)
 	}
 	if kind != nsinit.Ready {
 		return fail("helper", errors.New(msg))
 	}
-	s.start = time.Now()
+	s.start = readyTime(stamp)
 	c.mark("helper: setup until ready")
 	p.statR.SetReadDeadline(time.Time{})
 	s.records, s.gotStatus = make(chan struct{}), make(chan struct{})
@@ -208,20 +210,42 @@ func (c *Cmd) readRecords(r io.Reader) {
 	}
 }
 
-// readStatus reads the helper's first message: the ready byte alone (the
-// records that follow are readRecords'), or an error kind and its message,
-// read until EOF.
-func readStatus(r io.Reader) (byte, string, error) {
-	var kind [1]byte
-	if _, err := io.ReadFull(r, kind[:]); err != nil {
+// readStatus reads the helper's first message: the ready byte and its
+// CLOCK_MONOTONIC stamp (the records that follow are readRecords'), or an
+// error kind and its message, read until EOF.
+func readStatus(r io.Reader) (kind byte, msg string, stamp uint64, err error) {
+	var b [1 + nsinit.ReadyStamp]byte
+	if _, err := io.ReadFull(r, b[:1]); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
-		return 0, "", err
+		return 0, "", 0, err
 	}
-	if kind[0] == nsinit.Ready {
-		return kind[0], "", nil
+	if b[0] == nsinit.Ready {
+		if _, err := io.ReadFull(r, b[1:]); err != nil {
+			return 0, "", 0, fmt.Errorf("ready stamp: %w", err)
+		}
+		return b[0], "", binary.LittleEndian.Uint64(b[1:]), nil
 	}
 	rest, _ := io.ReadAll(io.LimitReader(r, 64<<10))
-	return kind[0], string(rest), nil
+	return b[0], string(rest), 0, nil
+}
+
+// readyTime is when the helper stamped its ready message (CLOCK_MONOTONIC
+// ns, the clock of every process here), as a time.Time: the target starts
+// right after it, and docket may read the message later on a busy machine,
+// so the run's wall clock starts at the stamp, not at the read. A stamp
+// that is not in the last minute (a clock docket does not share) is
+// ignored: the read then starts the clock, as it used to.
+func readyTime(stamp uint64) time.Time {
+	now := time.Now()
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts) != nil {
+		return now
+	}
+	lag := time.Duration(ts.Nano() - int64(stamp))
+	if lag < 0 || lag > time.Minute {
+		return now
+	}
+	return now.Add(-lag)
 }

@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -510,6 +511,24 @@ static int target_main(void *arg)
 	child_fail("execve ", a->req->argv[0]);
 }
 
+/*
+ * The ready message: DK_READY and the CLOCK_MONOTONIC time, in ns, 8
+ * bytes little-endian, just before the target is forked. The parent's
+ * wall clock starts then, not when it reads the message: on a busy
+ * machine the parent may read it after the target has run.
+ */
+static int send_ready(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	unsigned char msg[9] = {DK_READY};
+	for (int i = 0; i < 8; i++)
+		msg[1 + i] = (unsigned char)(ns >> (8 * i));
+	struct iovec iov = {msg, sizeof msg};
+	return write_iov(DK_STATUS_FD, &iov, 1);
+}
+
 _Noreturn void dk_report_setup_error(const char *stage)
 {
 	report(DK_SETUP_ERROR, stage, NULL);
@@ -532,9 +551,7 @@ _Noreturn void dk_helper(int forked)
 	 * the parent's is needed any more: the target joins the run's cgroup
 	 * itself (join_cgroups), so this process, its memory and its setup
 	 * time stay outside it, and the target starts without a round trip. */
-	char ready = DK_READY;
-	struct iovec iov = {&ready, 1};
-	if (write_iov(DK_STATUS_FD, &iov, 1) < 0)
+	if (send_ready() < 0)
 		_exit(1);
 
 	/*

@@ -22,8 +22,11 @@
 //
 //	fd 3 (parent -> helper): 4-byte little-endian length, the encoded
 //	                         Request (see "Wire format")
-//	fd 4 (helper -> parent): 'R' once the root and the hostname are
-//	                         built and the program is found, or 'E' +
+//	fd 4 (helper -> parent): 'R' and the CLOCK_MONOTONIC time in ns
+//	                         (8 bytes, little-endian; ReadyStamp) once
+//	                         the root and the hostname are built and the
+//	                         program is found, just before the target is
+//	                         forked, or 'E' +
 //	                         message if that failed (the helper exits
 //	                         127); after 'R', framed records (kind,
 //	                         4-byte little-endian value): 'X', length,
@@ -111,7 +114,10 @@ const BoxDir = "/box"
 
 // Message bytes on the status pipe.
 const (
-	Ready      = 'R'
+	Ready = 'R'
+	// ReadyStamp is the length of the CLOCK_MONOTONIC time, in ns, that
+	// follows Ready: when the target starts.
+	ReadyStamp = 8
 	SetupError = 'E'
 	ExecError  = 'X'
 	// TargetStatus follows Ready (TargetIsChildOfInit): the
