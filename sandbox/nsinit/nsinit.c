@@ -531,51 +531,82 @@ struct dk_clone_args {
 	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size, cgroup;
 };
 
+#if defined(__x86_64__)
 /*
- * Starts the target: the child's pid, or -1 (errno set).
+ * clone3 whose child runs fn(arg) on the stack ca gives it and exits with
+ * what fn returns, as glibc's clone does for clone(2) (glibc offers no
+ * clone3): the parent gets the child's pid, or -errno. fn and arg ride in
+ * r12 and r13, which the syscall leaves alone in both processes; the
+ * stack's top is 16-byte aligned, as the call wants.
+ */
+static long clone3_run(struct dk_clone_args *ca, int (*fn)(void *), void *arg)
+{
+	register long rax __asm__("rax") = SYS_clone3;
+	register struct dk_clone_args *rdi __asm__("rdi") = ca;
+	register long rsi __asm__("rsi") = (long)sizeof *ca;
+	register int (*r12)(void *) __asm__("r12") = fn;
+	register void *r13 __asm__("r13") = arg;
+	__asm__ volatile("syscall\n\t"
+			 "test %%rax, %%rax\n\t"
+			 "jnz 1f\n\t"
+			 "xor %%ebp, %%ebp\n\t"
+			 "mov %%r13, %%rdi\n\t"
+			 "call *%%r12\n\t"
+			 "mov %%eax, %%edi\n\t"
+			 "mov $60, %%eax\n\t" /* SYS_exit */
+			 "syscall\n\t"
+			 "ud2\n"
+			 "1:"
+			 : "+r"(rax)
+			 : "r"(rdi), "r"(rsi), "r"(r12), "r"(r13)
+			 : "rcx", "r11", "memory");
+	return rax;
+}
+#endif
+
+/*
+ * Starts the target: the child's pid, or -1 (errno set). It shares this
+ * process's memory until its execve, and this process waits meanwhile
+ * (CLONE_VM | CLONE_VFORK, as posix_spawn does): no copy of the page
+ * tables and no copy-on-write faults between the fork and the exec. It
+ * runs on a stack of its own and changes only what is its own
+ * (credentials, rlimits, descriptors, signal dispositions, seccomp: none
+ * is shared without CLONE_THREAD, CLONE_FILES or CLONE_SIGHAND), or,
+ * failing, leaves a message in memory this process does not read again.
  *
- * With cgroup_into (cgroup v2), in the run's group from its first
- * instruction: clone3 with CLONE_INTO_CGROUP on the group's directory,
- * which the kernel does under the read side of its threadgroup lock. A
- * write to cgroup.procs takes the write side, which after a quiet spell
- * waits for an RCU grace period (about 10 ms) and stalls every fork and
- * exit on the host meanwhile; v1 avoids it through `tasks`, which v2 does
- * not have. clone3 runs no function on a new stack, so this child is a
- * plain fork (the helper's few pages copied) that the helper waits for
- * until its execve (CLONE_VFORK), as below. The kernel checks the clone
- * against the helper's cgroup namespace, which is why the helper has
- * none of its own (a namespace rooted at the zygote's group would hide
- * the run's groups beside it under nsdelegate); the target makes its
- * own once in the group. Where clone3 or the flag is refused (a kernel
- * before 5.7, a container's seccomp profile), the target joins by
- * writing, as on v1.
- *
- * Otherwise the target shares this process's memory until its execve,
- * and this process waits meanwhile (CLONE_VM | CLONE_VFORK, as
- * posix_spawn does): no copy of the page tables and no copy-on-write
- * faults between the fork and the exec. It runs on a stack of its own
- * and changes only what is its own (credentials, rlimits, descriptors,
- * signal dispositions, seccomp: none is shared without CLONE_THREAD,
- * CLONE_FILES or CLONE_SIGHAND), or, failing, leaves a message in memory
- * this process does not read again.
+ * With cgroup_into (cgroup v2, on amd64), it is in the run's group from
+ * its first instruction: clone3 with CLONE_INTO_CGROUP on the group's
+ * directory, which the kernel does under the read side of its
+ * threadgroup lock. A write to cgroup.procs takes the write side, which
+ * after a quiet spell waits for an RCU grace period (about 10 ms) and
+ * stalls every fork and exit on the host meanwhile; v1 avoids it through
+ * `tasks`, which v2 does not have. The kernel checks the clone against
+ * the helper's cgroup namespace, which is why the helper has none of its
+ * own (a namespace rooted at the zygote's group would hide the run's
+ * groups beside it under nsdelegate); the target makes its own once in
+ * the group. Where clone3 or the flag is refused (a kernel before 5.7, a
+ * container's seccomp profile) or elsewhere than amd64, the target joins
+ * by writing, as on v1.
  */
 static pid_t start_target(struct target_args *args)
 {
+#if defined(__x86_64__)
 	struct dk_request *r = args->req;
 	if (r->cgroup_into) {
 		struct dk_clone_args ca;
 		memset(&ca, 0, sizeof ca);
-		ca.flags = CLONE_VFORK | CLONE_INTO_CGROUP;
+		ca.flags = CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP;
 		ca.exit_signal = SIGCHLD;
+		ca.stack = (uint64_t)(uintptr_t)target_stack;
+		ca.stack_size = sizeof target_stack;
 		ca.cgroup = (uint64_t)(DK_CGROUP_FD + r->ncgroup_fds - 1);
-		pid_t pid = (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
-		if (pid == 0) {
-			args->joined = 1;
-			target_main(args); /* never returns */
-		}
+		args->joined = 1; /* read by the child alone, before this returns */
+		long pid = clone3_run(&ca, target_main, args);
 		if (pid > 0)
-			return pid;
+			return (pid_t)pid;
+		args->joined = 0;
 	}
+#endif
 	return clone(target_main, target_stack + sizeof target_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, args);
 }
 
