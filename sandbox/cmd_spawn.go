@@ -24,6 +24,7 @@ type pipes struct {
 	reqR, reqW, statR, statW *os.File
 	stdin, stdout, stderr    *os.File
 	cgroup                   []*os.File // cgroup.JoinFiles, for the target
+	cgroupInto               bool       // cgroup's last file is the group's directory (cgroup.CloneDir)
 	netns                    *os.File   // the slot's network namespace (netns.go), or nil
 	child                    []*os.File
 }
@@ -57,10 +58,11 @@ func (c *Cmd) openPipes() (*pipes, error) {
 		return nil, &SetupError{"stdio", err}
 	}
 	if s.group != nil {
-		if p.cgroup, err = cgroup.JoinFiles(s.group); err != nil {
+		if p.cgroup, err = c.joinFiles(s.group); err != nil {
 			closeAll(p.child)
 			return nil, &SetupError{"cgroup", err}
 		}
+		p.cgroupInto = c.Slot.sb.cgroupInto()
 		p.child = append(p.child, p.cgroup...)
 	}
 	if c.slotNetNS() {
@@ -71,6 +73,25 @@ func (c *Cmd) openPipes() (*pipes, error) {
 		}
 	}
 	return p, nil
+}
+
+// joinFiles are the files through which the target joins g: JoinFiles',
+// then, where the target is started in the group (Sandbox.cgroupInto),
+// its directory.
+func (c *Cmd) joinFiles(g cgroup.Group) ([]*os.File, error) {
+	files, err := cgroup.JoinFiles(g)
+	if err != nil || !c.Slot.sb.cgroupInto() {
+		return files, err
+	}
+	dir, err := cgroup.CloneDir(g)
+	if err == nil && dir == nil {
+		err = fmt.Errorf("cgroup: no directory to start a run in for %T", g)
+	}
+	if err != nil {
+		closeAll(files)
+		return nil, err
+	}
+	return append(files, dir), nil
 }
 
 // spawn starts the helper: forked by the zygote on a template root where

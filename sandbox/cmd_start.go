@@ -63,7 +63,7 @@ func (c *Cmd) Start() (err error) {
 	if err != nil {
 		return err
 	}
-	req.CgroupFDs, req.NetNS = len(p.cgroup), p.netns != nil
+	req.CgroupFDs, req.CgroupInto, req.NetNS = len(p.cgroup), p.cgroupInto, p.netns != nil
 	if err := c.handshake(req, p); err != nil {
 		return err
 	}

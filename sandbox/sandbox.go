@@ -301,13 +301,27 @@ func (s *Sandbox) slotNetNS() bool {
 	return !s.cfg.NetNSPerRun && c.Root && c.Seccomp && c.cloneflags&unix.CLONE_NEWNET != 0
 }
 
+// cgroupInto says the helper starts each run's target inside the run's
+// cgroup (clone3 CLONE_INTO_CGROUP, cgroup.CloneDir), and the target then
+// makes its own cgroup namespace: on cgroup v2 (v1 joins through `tasks`
+// without the lock that this avoids), as root (the helper is in no user
+// namespace of its own) and where cgroup namespaces are allowed.
+func (s *Sandbox) cgroupInto() bool {
+	c := &s.caps
+	return c.Root && c.cloneflags&unix.CLONE_NEWCGROUP != 0 && s.cg != nil && s.cg.Version() == cgroup.V2
+}
+
 // runFlags are the namespaces a run's helper is started in: every one the
 // host allows, but no network namespace of its own with network (the
-// host's) or where runs enter their slot's (slotNetNS).
+// host's) or where runs enter their slot's (slotNetNS), and no cgroup
+// namespace where its target makes its own (cgroupInto).
 func (s *Sandbox) runFlags(network bool) uintptr {
 	flags := s.caps.cloneflags
 	if network || s.slotNetNS() {
 		flags &^= unix.CLONE_NEWNET
+	}
+	if s.cgroupInto() {
+		flags &^= unix.CLONE_NEWCGROUP
 	}
 	return flags
 }

@@ -3,6 +3,8 @@ package cgroup
 import (
 	"fmt"
 	"os"
+
+	"golang.org/x/sys/unix"
 )
 
 // JoinFiles opens, for writing, the file of each directory AddProc would
@@ -40,4 +42,25 @@ func JoinFiles(g Group) ([]*os.File, error) {
 		files = append(files, f)
 	}
 	return files, nil
+}
+
+// CloneDir opens a v2 group's directory for clone3's CLONE_INTO_CGROUP:
+// a process started into it is in the group from its first instruction,
+// and the kernel seeds the group under the read side of its threadgroup
+// lock, which a write to cgroup.procs takes for writing (JoinFiles). v1
+// has no such clone: nil. The kernel checks such a clone against the
+// caller's cgroup namespace: under nsdelegate (systemd's default) it
+// refuses a group outside that namespace, so the caller must not be in
+// one rooted beside the group (the sandbox's helper has none of its own;
+// its target makes one once started). The caller closes the file.
+func CloneDir(g Group) (*os.File, error) {
+	v2, ok := g.(*v2Group)
+	if !ok {
+		return nil, nil
+	}
+	fd, err := unix.Open(v2.dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: v2.dir, Err: err}
+	}
+	return os.NewFile(uintptr(fd), v2.dir), nil
 }

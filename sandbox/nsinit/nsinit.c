@@ -374,11 +374,16 @@ static const char *check_target(struct dk_request *r, const char **path, const c
  * is one thread, and that file moves it without the kernel's global
  * threadgroup lock; v2 cgroup.procs). The permission
  * check is made against the opener's credentials (docket's), and from
- * here on everything the target does is charged to the run.
+ * here on everything the target does is charged to the run. A target
+ * started in the group (joined) writes nothing; with cgroup_into the
+ * last descriptor is the group's directory, not a file to write, and the
+ * target then makes a cgroup namespace of its own, rooted at the group
+ * (the helper has none: see start_target).
  */
-static const char *join_cgroups(struct dk_request *r)
+static const char *join_cgroups(struct dk_request *r, int joined)
 {
-	for (int i = 0; i < r->ncgroup_fds; i++) {
+	int files = r->ncgroup_fds - (r->cgroup_into ? 1 : 0);
+	for (int i = 0; !joined && i < files; i++) {
 		ssize_t n;
 		do
 			n = write(DK_CGROUP_FD + i, "0", 1);
@@ -386,6 +391,8 @@ static const char *join_cgroups(struct dk_request *r)
 		if (n != 1)
 			return sys_fail(n < 0 ? errno : EIO, "cgroup join");
 	}
+	if (r->cgroup_into && unshare(CLONE_NEWCGROUP) < 0)
+		return sys_fail(errno, "cgroup namespace");
 	return NULL;
 }
 
@@ -405,9 +412,9 @@ static const char *join_cgroups(struct dk_request *r)
  *   - seccomp last: it forbids mount and friends and, for a single-process
  *     run, fork; from here on only execve follows.
  */
-static const char *setup_target(struct dk_request *r)
+static const char *setup_target(struct dk_request *r, int joined)
 {
-	const char *st = join_cgroups(r);
+	const char *st = join_cgroups(r, joined);
 	if (st)
 		return st;
 	if (dk_apply_rlimits(r->rlimits, r->nrlimits) < 0)
@@ -496,6 +503,7 @@ static _Noreturn void init_loop(struct dk_request *r, pid_t target)
 struct target_args {
 	struct dk_request *req;
 	const char *path;
+	int joined; /* started in the run's cgroup */
 };
 
 static char target_stack[64 << 10] __attribute__((aligned(64)));
@@ -503,12 +511,103 @@ static char target_stack[64 << 10] __attribute__((aligned(64)));
 static int target_main(void *arg)
 {
 	struct target_args *a = arg;
-	const char *stage = setup_target(a->req);
+	const char *stage = setup_target(a->req, a->joined);
 	if (stage)
 		child_fail(stage, NULL);
 	execve(a->path, a->req->argv, a->req->envp);
 	dk_error("%s", dk_strerror(errno));
 	child_fail("execve ", a->req->argv[0]);
+}
+
+#ifndef SYS_clone3
+#define SYS_clone3 435
+#endif
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+
+/* struct clone_args up to its cgroup field (CLONE_ARGS_SIZE_VER2). */
+struct dk_clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+
+#if defined(__x86_64__)
+/*
+ * clone3 whose child runs fn(arg) on the stack ca gives it and exits with
+ * what fn returns, as glibc's clone does for clone(2) (glibc offers no
+ * clone3): the parent gets the child's pid, or -errno. fn and arg ride in
+ * r12 and r13, which the syscall leaves alone in both processes; the
+ * stack's top is 16-byte aligned, as the call wants.
+ */
+static long clone3_run(struct dk_clone_args *ca, int (*fn)(void *), void *arg)
+{
+	register long rax __asm__("rax") = SYS_clone3;
+	register struct dk_clone_args *rdi __asm__("rdi") = ca;
+	register long rsi __asm__("rsi") = (long)sizeof *ca;
+	register int (*r12)(void *) __asm__("r12") = fn;
+	register void *r13 __asm__("r13") = arg;
+	__asm__ volatile("syscall\n\t"
+			 "test %%rax, %%rax\n\t"
+			 "jnz 1f\n\t"
+			 "xor %%ebp, %%ebp\n\t"
+			 "mov %%r13, %%rdi\n\t"
+			 "call *%%r12\n\t"
+			 "mov %%eax, %%edi\n\t"
+			 "mov $60, %%eax\n\t" /* SYS_exit */
+			 "syscall\n\t"
+			 "ud2\n"
+			 "1:"
+			 : "+r"(rax)
+			 : "r"(rdi), "r"(rsi), "r"(r12), "r"(r13)
+			 : "rcx", "r11", "memory");
+	return rax;
+}
+#endif
+
+/*
+ * Starts the target: the child's pid, or -1 (errno set). It shares this
+ * process's memory until its execve, and this process waits meanwhile
+ * (CLONE_VM | CLONE_VFORK, as posix_spawn does): no copy of the page
+ * tables and no copy-on-write faults between the fork and the exec. It
+ * runs on a stack of its own and changes only what is its own
+ * (credentials, rlimits, descriptors, signal dispositions, seccomp: none
+ * is shared without CLONE_THREAD, CLONE_FILES or CLONE_SIGHAND), or,
+ * failing, leaves a message in memory this process does not read again.
+ *
+ * With cgroup_into (cgroup v2, on amd64), it is in the run's group from
+ * its first instruction: clone3 with CLONE_INTO_CGROUP on the group's
+ * directory, which the kernel does under the read side of its
+ * threadgroup lock. A write to cgroup.procs takes the write side, which
+ * after a quiet spell waits for an RCU grace period (about 10 ms) and
+ * stalls every fork and exit on the host meanwhile; v1 avoids it through
+ * `tasks`, which v2 does not have. The kernel checks the clone against
+ * the helper's cgroup namespace, which is why the helper has none of its
+ * own (a namespace rooted at the zygote's group would hide the run's
+ * groups beside it under nsdelegate); the target makes its own once in
+ * the group. Where clone3 or the flag is refused (a kernel before 5.7, a
+ * container's seccomp profile) or elsewhere than amd64, the target joins
+ * by writing, as on v1.
+ */
+static pid_t start_target(struct target_args *args)
+{
+#if defined(__x86_64__)
+	struct dk_request *r = args->req;
+	if (r->cgroup_into) {
+		struct dk_clone_args ca;
+		memset(&ca, 0, sizeof ca);
+		ca.flags = CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP;
+		ca.exit_signal = SIGCHLD;
+		ca.stack = (uint64_t)(uintptr_t)target_stack;
+		ca.stack_size = sizeof target_stack;
+		ca.cgroup = (uint64_t)(DK_CGROUP_FD + r->ncgroup_fds - 1);
+		args->joined = 1; /* read by the child alone, before this returns */
+		long pid = clone3_run(&ca, target_main, args);
+		if (pid > 0)
+			return (pid_t)pid;
+		args->joined = 0;
+	}
+#endif
+	return clone(target_main, target_stack + sizeof target_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, args);
 }
 
 /*
@@ -554,18 +653,8 @@ _Noreturn void dk_helper(int forked)
 	if (send_ready() < 0)
 		_exit(1);
 
-	/*
-	 * The target shares this process's memory until its execve, and this
-	 * process waits meanwhile (CLONE_VM | CLONE_VFORK, as posix_spawn
-	 * does): no copy of the page tables and no copy-on-write faults
-	 * between the fork and the exec. It runs on a stack of its own and
-	 * changes only what is its own (credentials, rlimits, descriptors,
-	 * signal dispositions, seccomp: none is shared without CLONE_THREAD,
-	 * CLONE_FILES or CLONE_SIGHAND), or, failing, leaves a message in
-	 * memory this process does not read again.
-	 */
-	struct target_args args = {&req, path};
-	pid_t child = clone(target_main, target_stack + sizeof target_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
+	struct target_args args = {&req, path, 0};
+	pid_t child = start_target(&args);
 	if (child < 0) {
 		dk_error("%s", dk_strerror(errno));
 		child_fail("fork", NULL);

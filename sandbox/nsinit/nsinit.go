@@ -35,8 +35,10 @@
 //	                         then 'S', the target's wait status, when it
 //	                         ends (TargetStatus).
 //	fd 6 on (parent -> target): Request.CgroupFDs cgroup join files,
-//	                         opened for writing by the parent; then, with
-//	                         Request.NetNS, the network namespace the
+//	                         opened for writing by the parent (with
+//	                         Request.CgroupInto the last is the group's
+//	                         directory, to start the target in); then,
+//	                         with Request.NetNS, the network namespace the
 //	                         helper enters.
 //
 // The helper stays as PID 1 of the run's pid namespace and forks the
@@ -62,6 +64,9 @@
 //	'U' i64 uid, i64 gid  (at most once; absent: -1, -1)
 //	'G' u8 n              the helper has n ≤ 4 cgroup join files from fd 6
 //	                      on (at most once; absent: 0)
+//	'C' (empty)           the last of the 'G' descriptors is the run group's
+//	                      directory (cgroup v2): the target is started in
+//	                      it (at most once; needs n ≥ 2)
 //	'N' (empty)           the helper enters the network namespace on the
 //	                      descriptor after the cgroup files, NetNSFD (at
 //	                      most once; absent: none, or one it was made in)
@@ -161,6 +166,13 @@ type Request struct {
 	// CgroupFD on: the target writes itself into each before it gives up
 	// root.
 	CgroupFDs int `json:"cgroup_fds"`
+	// CgroupInto says the last of the CgroupFDs is the run group's
+	// directory (cgroup v2), not a file to write: the helper starts the
+	// target in the group (clone3 with CLONE_INTO_CGROUP), and the target
+	// writes to the others only where the kernel refuses that. Either
+	// way the target then unshares a cgroup namespace of its own, which
+	// the helper does not have (cgroup.CloneDir says why).
+	CgroupInto bool `json:"cgroup_into"`
 	// NetNS says the helper has a network namespace to enter, on
 	// NetNSFD(CgroupFDs), rather than one made for it.
 	NetNS bool `json:"netns"`
@@ -193,6 +205,7 @@ const (
 	tagMask    = 'M'
 	tagCgroups = 'G'
 	tagNetNS   = 'N'
+	tagInto    = 'C'
 )
 
 // Flag bits of the 'R' and 'B' records.
@@ -247,6 +260,12 @@ func encodeRequest(req *Request) ([]byte, error) {
 	if req.CgroupFDs > 0 {
 		e.record(tagCgroups, 1)
 		e.buf = append(e.buf, byte(req.CgroupFDs))
+	}
+	if req.CgroupInto {
+		if req.CgroupFDs < 2 {
+			return nil, errors.New("nsinit: cgroup into without a directory")
+		}
+		e.record(tagInto, 0)
 	}
 	if req.NetNS {
 		e.record(tagNetNS, 0)
@@ -371,7 +390,7 @@ func (e *encoder) u64(v uint64) { e.buf = binary.LittleEndian.AppendUint64(e.buf
 // messages (TestDecodersAgree, FuzzDecoders).
 func decodeRequest(b []byte) (*Request, error) {
 	req := &Request{UID: -1, GID: -1}
-	var seenDir, seenHost, seenIDs, seenCgroups, seenNetNS bool
+	var seenDir, seenHost, seenIDs, seenCgroups, seenNetNS, seenInto bool
 	for off := 0; off < len(b); {
 		left := len(b) - off
 		if left < recordHeader {
@@ -461,6 +480,12 @@ func decodeRequest(b []byte) (*Request, error) {
 			if err = once(&seenNetNS); err == nil {
 				if err = exact(0); err == nil {
 					req.NetNS = true
+				}
+			}
+		case tagInto:
+			if err = once(&seenInto); err == nil {
+				if err = exact(0); err == nil {
+					req.CgroupInto = true
 				}
 			}
 		case tagRlimit:
@@ -561,12 +586,15 @@ func decodeRequest(b []byte) (*Request, error) {
 	if len(req.Argv) == 0 {
 		return nil, errors.New("empty argv")
 	}
+	if req.CgroupInto && req.CgroupFDs < 2 {
+		return nil, errors.New("cgroup into without a directory")
+	}
 	return req, nil
 }
 
 func knownTag(t byte) bool {
 	switch t {
-	case tagArg, tagEnv, tagDir, tagHost, tagIDs, tagRlimit, tagSeccomp, tagFilter, tagRootfs, tagBind, tagMask, tagCgroups, tagNetNS:
+	case tagArg, tagEnv, tagDir, tagHost, tagIDs, tagRlimit, tagSeccomp, tagFilter, tagRootfs, tagBind, tagMask, tagCgroups, tagNetNS, tagInto:
 		return true
 	}
 	return false

@@ -64,6 +64,7 @@ enum {
 	DK_TAG_MASK = 'M',
 	DK_TAG_CGROUPS = 'G',
 	DK_TAG_NETNS = 'N',
+	DK_TAG_INTO = 'C',
 };
 enum {
 	DK_ROOTFS_PROC = 1,
@@ -121,6 +122,7 @@ struct dk_request {
 	size_t nfilters;
 	int ncgroup_fds; /* at DK_CGROUP_FD and up */
 	int netns;       /* enter the network namespace at dk_netns_fd */
+	int cgroup_into; /* the last cgroup fd is the group's directory: start the target in it */
 	int has_rootfs;
 	struct dk_rootfs rootfs;
 	void *arena;

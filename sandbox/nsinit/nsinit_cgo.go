@@ -67,14 +67,15 @@ func decodeRequestC(b []byte) (*Request, error) {
 		return out
 	}
 	req := &Request{
-		Argv:      strs(r.argv, r.argc),
-		Env:       strs(r.envp, r.envc),
-		Dir:       C.GoString(r.dir),
-		Hostname:  C.GoString(r.hostname),
-		UID:       int(r.uid),
-		GID:       int(r.gid),
-		CgroupFDs: int(r.ncgroup_fds),
-		NetNS:     r.netns != 0,
+		Argv:       strs(r.argv, r.argc),
+		Env:        strs(r.envp, r.envc),
+		Dir:        C.GoString(r.dir),
+		Hostname:   C.GoString(r.hostname),
+		UID:        int(r.uid),
+		GID:        int(r.gid),
+		CgroupFDs:  int(r.ncgroup_fds),
+		NetNS:      r.netns != 0,
+		CgroupInto: r.cgroup_into != 0,
 	}
 	for _, l := range unsafe.Slice(r.rlimits, r.nrlimits) {
 		req.Rlimits = append(req.Rlimits, rlimit.Limit{Resource: int(l.resource), Cur: uint64(l.cur), Max: uint64(l.max)})

@@ -54,6 +54,7 @@ static int known_tag(int t)
 	case DK_TAG_MASK:
 	case DK_TAG_CGROUPS:
 	case DK_TAG_NETNS:
+	case DK_TAG_INTO:
 		return 1;
 	}
 	return 0;
@@ -62,6 +63,7 @@ static int known_tag(int t)
 /* Pass 1's tally: what pass 2 will store. */
 struct counts {
 	size_t argc, envc, nrlimits, nfilters, ninsns, nbinds, nmasks, strbytes;
+	int ncgroup_fds, cgroup_into; /* checked together once both are known */
 };
 
 /* Pass 2's cursors into the arena. */
@@ -114,7 +116,7 @@ static char *take_str(const unsigned char *p, size_t len, struct counts *c, stru
  */
 static int walk(const unsigned char *b, size_t n, struct dk_request *req, struct counts *c, struct fill *f)
 {
-	int seen_dir = 0, seen_host = 0, seen_ids = 0, seen_seccomp = 0, seen_rootfs = 0, seen_cgroups = 0, seen_netns = 0;
+	int seen_dir = 0, seen_host = 0, seen_ids = 0, seen_seccomp = 0, seen_rootfs = 0, seen_cgroups = 0, seen_netns = 0, seen_into = 0;
 	size_t off = 0;
 
 #define FAIL(...) return rec_error(off, tag, __VA_ARGS__)
@@ -204,6 +206,7 @@ static int walk(const unsigned char *b, size_t n, struct dk_request *req, struct
 			EXACT(1);
 			if (p[0] > DK_MAX_CGROUP_FDS)
 				FAIL("%u cgroup descriptors, more than %u", p[0], (unsigned)DK_MAX_CGROUP_FDS);
+			c->ncgroup_fds = p[0];
 			if (f)
 				req->ncgroup_fds = p[0];
 			break;
@@ -212,6 +215,13 @@ static int walk(const unsigned char *b, size_t n, struct dk_request *req, struct
 			EXACT(0);
 			if (f)
 				req->netns = 1;
+			break;
+		case DK_TAG_INTO:
+			ONCE(seen_into);
+			EXACT(0);
+			c->cgroup_into = 1;
+			if (f)
+				req->cgroup_into = 1;
 			break;
 		case DK_TAG_RLIMIT:
 			EXACT(20);
@@ -327,6 +337,8 @@ int dk_parse_request(const unsigned char *buf, size_t len, struct dk_request *re
 		return -1;
 	if (c.argc == 0)
 		return dk_error("empty argv");
+	if (c.cgroup_into && c.ncgroup_fds < 2)
+		return dk_error("cgroup into without a directory");
 
 	/* One block: 8-aligned arrays first, then the 4-aligned instructions,
 	 * then the strings. */

@@ -168,6 +168,10 @@ var malformed = []struct {
 	{"bind NUL target", bytes.Join([][]byte{record('R', u64(0), []byte{0}), record('B', []byte{0}, u32(2), []byte("/a/\x00"))}, nil), "record at byte 14 ('B'): contains a NUL byte"},
 	{"netns payload", record('N', []byte{1}), "record at byte 0 ('N'): length 1, want 0"},
 	{"two netns", bytes.Join([][]byte{record('N'), record('N')}, nil), "record at byte 5 ('N'): repeated"},
+	{"into payload", record('C', []byte{1}), "record at byte 0 ('C'): length 1, want 0"},
+	{"two into", bytes.Join([][]byte{arg, record('G', []byte{2}), record('C'), record('C')}, nil), "record at byte 20 ('C'): repeated"},
+	{"into without a directory", bytes.Join([][]byte{arg, record('G', []byte{1}), record('C')}, nil), "cgroup into without a directory"},
+	{"into without cgroups", bytes.Join([][]byte{arg, record('C')}, nil), "cgroup into without a directory"},
 	{"mask NUL", bytes.Join([][]byte{record('R', u64(0), []byte{0}), record('M', []byte("\x00"))}, nil), "record at byte 14 ('M'): contains a NUL byte"},
 }
 
@@ -198,6 +202,7 @@ func randomRequest(r *rand.Rand) *Request {
 	}
 	req := &Request{Argv: append([]string{str()}, strs()...), Env: strs(), UID: r.Intn(3) - 1, GID: r.Int(),
 		CgroupFDs: r.Intn(MaxCgroupFDs + 1), NetNS: r.Intn(2) == 0}
+	req.CgroupInto = req.CgroupFDs >= 2 && r.Intn(2) == 0
 	if r.Intn(2) == 0 {
 		req.Dir = str()
 	}
