@@ -58,11 +58,11 @@ func (c *Cmd) openPipes() (*pipes, error) {
 		return nil, &SetupError{"stdio", err}
 	}
 	if s.group != nil {
-		if p.cgroup, err = c.joinFiles(s.group); err != nil {
+		p.cgroupInto = c.Slot.sb.cgroupInto()
+		if p.cgroup, err = joinFiles(s.group, p.cgroupInto); err != nil {
 			closeAll(p.child)
 			return nil, &SetupError{"cgroup", err}
 		}
-		p.cgroupInto = c.Slot.sb.cgroupInto()
 		p.child = append(p.child, p.cgroup...)
 	}
 	if c.slotNetNS() {
@@ -76,17 +76,14 @@ func (c *Cmd) openPipes() (*pipes, error) {
 }
 
 // joinFiles are the files through which the target joins g: JoinFiles',
-// then, where the target is started in the group (Sandbox.cgroupInto),
-// its directory.
-func (c *Cmd) joinFiles(g cgroup.Group) ([]*os.File, error) {
+// then, where the target is started in the group (into:
+// Sandbox.cgroupInto), its directory.
+func joinFiles(g cgroup.Group, into bool) ([]*os.File, error) {
 	files, err := cgroup.JoinFiles(g)
-	if err != nil || !c.Slot.sb.cgroupInto() {
+	if err != nil || !into {
 		return files, err
 	}
 	dir, err := cgroup.CloneDir(g)
-	if err == nil && dir == nil {
-		err = fmt.Errorf("cgroup: no directory to start a run in for %T", g)
-	}
 	if err != nil {
 		closeAll(files)
 		return nil, err
@@ -260,13 +257,8 @@ func readStatus(r io.Reader) (kind byte, msg string, stamp uint64, err error) {
 // ignored: the read then starts the clock, as it used to.
 func readyTime(stamp uint64) time.Time {
 	now := time.Now()
-	var ts unix.Timespec
-	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts) != nil {
-		return now
+	if age, ok := nsinit.StampAge(stamp); ok {
+		return now.Add(-age)
 	}
-	lag := time.Duration(ts.Nano() - int64(stamp))
-	if lag < 0 || lag > time.Minute {
-		return now
-	}
-	return now.Add(-lag)
+	return now
 }

@@ -48,7 +48,7 @@ func JoinFiles(g Group) ([]*os.File, error) {
 // a process started into it is in the group from its first instruction,
 // and the kernel seeds the group under the read side of its threadgroup
 // lock, which a write to cgroup.procs takes for writing (JoinFiles). v1
-// has no such clone: nil. The kernel checks such a clone against the
+// has no such clone: an error. The kernel checks such a clone against the
 // caller's cgroup namespace: under nsdelegate (systemd's default) it
 // refuses a group outside that namespace, so the caller must not be in
 // one rooted beside the group (the sandbox's helper has none of its own;
@@ -56,7 +56,7 @@ func JoinFiles(g Group) ([]*os.File, error) {
 func CloneDir(g Group) (*os.File, error) {
 	v2, ok := g.(*v2Group)
 	if !ok {
-		return nil, nil
+		return nil, fmt.Errorf("cgroup: no directory to start a process in for a %T (cgroup v2 only)", g)
 	}
 	fd, err := unix.Open(v2.dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {

@@ -96,6 +96,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"time"
 
 	"github.com/docketjudge/docket/sandbox/mount"
 	"github.com/docketjudge/docket/sandbox/rlimit"
@@ -129,6 +130,18 @@ const (
 	// target's wait status as a 4-byte little-endian value.
 	TargetStatus = 'S'
 )
+
+// StampAge is how long ago the helper took stamp, the CLOCK_MONOTONIC time
+// (ns) that follows Ready; ok is false when the stamp cannot be from this
+// host's clock in the last minute.
+func StampAge(stamp uint64) (age time.Duration, ok bool) {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts) != nil {
+		return 0, false
+	}
+	age = time.Duration(ts.Nano() - int64(stamp))
+	return age, age >= 0 && age <= time.Minute
+}
 
 // MaxRequest bounds an encoded Request (DK_MAX_REQUEST in nsinit.h).
 const MaxRequest = 16 << 20
