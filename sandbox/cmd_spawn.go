@@ -26,16 +26,33 @@ type pipes struct {
 	cgroup                   []*os.File // cgroup.JoinFiles, for the target
 	cgroupInto               bool       // cgroup's last file is the group's directory (cgroup.CloneDir)
 	netns                    *os.File   // the slot's network namespace (netns.go), or nil
+	box, tmp                 *os.File   // the space's directories, cloned (space.clones), or nil
 	child                    []*os.File
 }
 
-// helperFiles are the descriptors after the run's space: the cgroup
-// files, then the network namespace (nsinit.NetNSFD).
-func (p *pipes) helperFiles() []*os.File {
-	if p.netns == nil {
-		return p.cgroup
+// spaceFile is the descriptor at mount.SpaceFD: the box's clone where
+// there is one (mount.Rootfs.Split), else the run's space, else nil.
+func (p *pipes) spaceFile(sp *space) *os.File {
+	if p.box != nil {
+		return p.box
 	}
-	return append(append([]*os.File(nil), p.cgroup...), p.netns)
+	if sp != nil {
+		return sp.mnt
+	}
+	return nil
+}
+
+// helperFiles are the descriptors after the run's space: the cgroup
+// files, then the network namespace (nsinit.NetNSFD), then /tmp's clone
+// (nsinit.SpaceTmpFD).
+func (p *pipes) helperFiles() []*os.File {
+	files := p.cgroup
+	for _, f := range []*os.File{p.netns, p.tmp} {
+		if f != nil {
+			files = append(files[:len(files):len(files)], f)
+		}
+	}
+	return files
 }
 
 // openPipes makes the request and status pipes and the child's stdio.
@@ -72,6 +89,11 @@ func (c *Cmd) openPipes() (*pipes, error) {
 			return nil, &SetupError{"netns", err}
 		}
 	}
+	if s.space != nil && c.rooted() {
+		if p.box, p.tmp = s.space.clones(); p.box != nil {
+			p.child = append(p.child, p.box, p.tmp)
+		}
+	}
 	return p, nil
 }
 
@@ -91,33 +113,41 @@ func joinFiles(g cgroup.Group, into bool) ([]*os.File, error) {
 	return append(files, dir), nil
 }
 
-// spawn starts the helper: forked by the zygote on a template root where
-// it can, else exec'd. It returns the request that helper expects (a
-// template helper's names only the box, /tmp and /proc) and the zygote's
-// refill, to call once the helper is ready or Start has failed (never nil).
-func (c *Cmd) spawn(req *nsinit.Request, binds []mount.Bind, p *pipes) (*nsinit.Request, func(), error) {
+// spawn starts the helper, forked by the zygote on a template root where
+// it can, else exec'd, and sends it its request (a template helper's
+// names only the box, /tmp and /proc). It returns the zygote's refill,
+// to call once the helper is ready or Start has failed (never nil).
+func (c *Cmd) spawn(req *nsinit.Request, binds []mount.Bind, p *pipes) (func(), error) {
 	s := c.state
 	refill := func() {}
 	if s.fast {
 		var err error
 		if req, refill, err = c.spawnFast(req, binds, p); err != nil {
 			closeAll(p.child)
-			return nil, refill, err
+			return refill, err
 		}
 	}
 	if s.process == nil {
 		if err := c.spawnExec(p); err != nil {
 			closeAll(p.child)
-			return nil, refill, err
+			return refill, err
 		}
 	}
+	// The request goes before anything else: the helper is waiting for
+	// it, and the child's ends can be closed while it works.
+	err := nsinit.WriteRequest(p.reqW, req)
 	closeAll(p.child) // the child has its copies
+	if err != nil {
+		s.process.Kill()
+		s.process.Wait()
+		return refill, &SetupError{"send request", err}
+	}
 	s.debugRec.Helper = "exec"
 	if req.Rootfs != nil && req.Rootfs.Template {
 		s.debugRec.Helper = "zygote"
 	}
 	c.mark("helper: fork (or exec)")
-	return req, refill, nil
+	return refill, nil
 }
 
 // spawnFast takes the helper from the zygote (fastpath.go). Without one
@@ -125,13 +155,13 @@ func (c *Cmd) spawn(req *nsinit.Request, binds []mount.Bind, p *pipes) (*nsinit.
 func (c *Cmd) spawnFast(req *nsinit.Request, binds []mount.Bind, p *pipes) (*nsinit.Request, func(), error) {
 	s := c.state
 	proc, refill, err := c.Slot.sb.startFast(binds, c.cloneflags(),
-		append(nsinit.RunFiles{p.reqR, p.statW, p.stdin, p.stdout, p.stderr, s.space.mnt}, p.helperFiles()...))
+		append(nsinit.RunFiles{p.reqR, p.statW, p.stdin, p.stdout, p.stderr, p.spaceFile(s.space)}, p.helperFiles()...))
 	if err != nil || proc == nil {
 		return req, refill, err
 	}
 	s.process = proc
 	tr := *req
-	tr.Rootfs = &mount.Rootfs{Template: true, FromFDs: true, Proc: true}
+	tr.Rootfs = &mount.Rootfs{Template: true, FromFDs: true, Proc: true, Split: req.Rootfs.Split}
 	return &tr, refill, nil
 }
 
@@ -143,11 +173,8 @@ func (c *Cmd) spawnExec(p *pipes) error {
 	proc.Args = []string{nsinit.Arg0}
 	proc.Env = []string{}
 	proc.Stdin, proc.Stdout, proc.Stderr = p.stdin, p.stdout, p.stderr
-	var space *os.File // mount.SpaceFD; without a space, fd 5 is closed
-	if s.space != nil {
-		space = s.space.mnt
-	}
-	proc.ExtraFiles = append([]*os.File{p.reqR, p.statW, space}, p.helperFiles()...) // nsinit.CgroupFD on
+	// mount.SpaceFD; without a space, fd 5 is closed
+	proc.ExtraFiles = append([]*os.File{p.reqR, p.statW, p.spaceFile(s.space)}, p.helperFiles()...) // nsinit.CgroupFD on
 	proc.SysProcAttr = &syscall.SysProcAttr{Cloneflags: flags, Pdeathsig: syscall.SIGKILL, Setpgid: !caps.hasNS("pid")}
 	if !caps.Root && caps.UserNS {
 		proc.SysProcAttr.Cloneflags |= unix.CLONE_NEWUSER
@@ -169,20 +196,16 @@ func (c *Cmd) spawnExec(p *pipes) error {
 	return nil
 }
 
-// handshake sends the request and waits until the helper has applied
-// every layer: it then starts the target at once, which joins the run's
-// cgroup itself (cgroup.JoinFiles), so no round trip separates the
-// helper's setup from the target's start. A failure kills and reaps the
-// helper.
-func (c *Cmd) handshake(req *nsinit.Request, p *pipes) error {
+// handshake waits until the helper has applied every layer: it then
+// starts the target at once, which joins the run's cgroup itself
+// (cgroup.JoinFiles), so no round trip separates the helper's setup from
+// the target's start. A failure kills and reaps the helper.
+func (c *Cmd) handshake(p *pipes) error {
 	s := c.state
 	fail := func(stage string, err error) error {
 		s.process.Kill()
 		s.process.Wait()
 		return &SetupError{stage, err}
-	}
-	if err := nsinit.WriteRequest(p.reqW, req); err != nil {
-		return fail("send request", err)
 	}
 	p.statR.SetReadDeadline(time.Now().Add(10 * time.Second))
 	kind, msg, stamp, err := readStatus(p.statR)

@@ -21,9 +21,10 @@ import (
 //  3. buildRequest: everything the helper will do (this file);
 //  4. makeGroup: the run's cgroup (this file);
 //  5. openPipes: request, status and stdio (cmd_spawn.go, cmd_stdio.go);
-//  6. spawn: the helper, forked by the zygote or exec'd (cmd_spawn.go);
-//  7. handshake: send the request, wait until the helper is ready; the
-//     target then starts at once and joins the cgroup itself (cmd_spawn.go);
+//  6. spawn: the helper, forked by the zygote or exec'd, and its request
+//     (cmd_spawn.go);
+//  7. handshake: wait until the helper is ready; the target then starts
+//     at once and joins the cgroup itself (cmd_spawn.go);
 //  8. armWatchdogs: wall clock, CPU, disk, context (cmd_watch.go).
 //
 // A failed step undoes what the earlier ones made (cleanup, cmd_wait.go).
@@ -58,13 +59,17 @@ func (c *Cmd) Start() (err error) {
 	if err != nil {
 		return err
 	}
-	req, refill, err := c.spawn(req, binds, p)
+	req.CgroupFDs, req.CgroupInto, req.NetNS = len(p.cgroup), p.cgroupInto, p.netns != nil
+	if req.Rootfs != nil {
+		req.Rootfs.Split = p.tmp != nil
+		s.debugRec.Space = map[bool]string{false: "whole", true: "split"}[req.Rootfs.Split]
+	}
+	refill, err := c.spawn(req, binds, p)
 	defer refill() // after the ready byte, or when Start fails
 	if err != nil {
 		return err
 	}
-	req.CgroupFDs, req.CgroupInto, req.NetNS = len(p.cgroup), p.cgroupInto, p.netns != nil
-	if err := c.handshake(req, p); err != nil {
+	if err := c.handshake(p); err != nil {
 		return err
 	}
 	c.armWatchdogs()

@@ -14,6 +14,7 @@ type debugRecord struct {
 	Slot    int       `json:"slot"`
 	Trusted bool      `json:"trusted,omitempty"`
 	Helper  string    `json:"helper,omitempty"` // "zygote" (forked on a template root) or "exec"
+	Space   string    `json:"space,omitempty"`  // "split" (the box and /tmp cloned by docket: mount.Rootfs.Split) or "whole"
 	Argv    []string  `json:"argv"`
 	Status  string    `json:"status,omitempty"`
 	Source  string    `json:"verdict_source,omitempty"`

@@ -10,6 +10,16 @@ func ZygotePid(s *Sandbox) int {
 	return s.fast.z.Pid()
 }
 
+// SplitSpace says whether runs may have docket clone their space's
+// directories (mount.Rootfs.Split), as where the kernel allows it, or
+// must send the whole space, as before Linux 6.15. It returns what
+// restores the setting.
+func SplitSpace(on bool) (restore func()) {
+	was := splitRefused.Load()
+	splitRefused.Store(!on)
+	return func() { splitRefused.Store(was) }
+}
+
 // Warm starts the Sandbox's zygote now and waits for it (reporting
 // whether it runs); otherwise it starts in the background at the second
 // run.

@@ -3,9 +3,11 @@ package sandbox_test
 import (
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/docketjudge/docket/sandbox"
@@ -91,6 +93,26 @@ ulimit -n; ls /proc/self/fd | tr '\n' ' '; echo`
 	if got := string(res.Stdout); got != wantOut.String() {
 		t.Errorf("inside the sandbox:\n%s\nwant:\n%s\nstderr: %s", got, wantOut.String(), res.Stderr)
 	}
+}
+
+// TestSignalDefaults: a signal docket inherited as ignored (nohup's
+// SIGHUP) has its default disposition in the target, and the target
+// starts with no signal blocked, whichever way its helper was started.
+// The helper and the zygote reset the dispositions once, as they start;
+// the test's Sandboxes are made after SIGHUP is ignored, so both inherit
+// it.
+func TestSignalDefaults(t *testing.T) {
+	signal.Ignore(syscall.SIGHUP)
+	defer signal.Reset(syscall.SIGHUP)
+	eachHelperPath(t, func(t *testing.T, sl *sandbox.Slot) {
+		for i := 0; i < 3; i++ { // the first run's helper is exec'd, the next ones are spares
+			res := run(t, sl.Command("/bin/grep", "-E", "^Sig(Ign|Blk):", "/proc/self/status"))
+			want := "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n"
+			if res.Status != sandbox.OK || string(res.Stdout) != want {
+				t.Fatalf("run %d: got %s %q (stderr %q), want %q", i, res.Status, res.Stdout, res.Stderr, want)
+			}
+		}
+	})
 }
 
 func TestBindKinds(t *testing.T) { eachHelperPath(t, bindKinds) }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -154,6 +155,33 @@ func (sp *space) passed() (bool, error) {
 		return false, err
 	}
 	return u.bytes-sp.base.bytes > sp.limit.bytes || u.inodes-sp.base.inodes > sp.limit.inodes, nil
+}
+
+// splitRefused is set once the kernel refuses to clone a detached mount
+// (before Linux 6.15): clones is not tried again.
+var splitRefused atomic.Bool
+
+// clones are detached clones of the space's directories box and tmp, for
+// the helper to attach as they are (mount.Rootfs.Split), or nil, nil
+// where the kernel cannot clone a detached mount: the helper then gets
+// the space and splits it itself, which costs an RCU grace period.
+func (sp *space) clones() (box, tmp *os.File) {
+	if splitRefused.Load() {
+		return nil, nil
+	}
+	var files [2]*os.File
+	for i, name := range []string{"box", "tmp"} {
+		fd, err := unix.OpenTree(int(sp.mnt.Fd()), name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+		if err != nil {
+			if errors.Is(err, unix.EINVAL) {
+				splitRefused.Store(true)
+			}
+			closeAll(files[:i])
+			return nil, nil
+		}
+		files[i] = os.NewFile(uintptr(fd), "space "+name)
+	}
+	return files[0], files[1]
 }
 
 // close lets the tmpfs go. Dropping the last reference to a detached

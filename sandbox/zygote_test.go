@@ -11,6 +11,7 @@ import (
 
 	"github.com/docketjudge/docket/sandbox"
 	"github.com/docketjudge/docket/sandbox/mount"
+	"golang.org/x/sys/unix"
 )
 
 // shell runs a script in the sandbox and returns its stdout.
@@ -205,4 +206,79 @@ func TestCloseEndsZygote(t *testing.T) {
 	if sandbox.ZygotePid(sb) != 0 {
 		t.Error("Close did not stop the zygote for good")
 	}
+}
+
+// TestSpaceSplit: where the kernel clones a detached mount (Linux 6.15),
+// docket sends the box and /tmp as two clones and the helper attaches
+// them as they are; elsewhere, and when told to, it sends the whole space
+// and the helper splits it. Both helpers, both ways: the same box and
+// /tmp, two mounts of one tmpfs, and nothing else of it.
+func TestSpaceSplit(t *testing.T) {
+	want := "whole"
+	if canCloneDetached(t) {
+		want = "split"
+	}
+	for _, mode := range []string{want, "whole"} {
+		restore := sandbox.SplitSpace(mode == "split")
+		log := filepath.Join(t.TempDir(), "debug.jsonl")
+		sb, err := sandbox.New(sandbox.Config{StateDir: t.TempDir(), UIDBase: 63100, DebugLog: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sl := slotOf(t, sb)
+		script := `echo a >/box/f && echo b >/tmp/g && cat /box/f /tmp/g
+grep -cE ' /(box|tmp) ' /proc/self/mountinfo
+[ "$(stat -f -c %i /box)" = "$(stat -f -c %i /tmp)" ] && echo one tmpfs`
+		for i := 0; i < 3; i++ { // exec'd, then forked by the zygote
+			cmd := sl.Command("/bin/sh", "-c", script)
+			cmd.Limits = sandbox.Limits{Processes: 20}
+			res := run(t, cmd)
+			if got := string(res.Stdout); res.Status != sandbox.OK || got != "a\nb\n2\none tmpfs\n" {
+				t.Errorf("%s, run %d: %s %q (stderr %q)", mode, i, res.Status, got, res.Stderr)
+			}
+			sandbox.Warm(sb)
+		}
+		b, _ := os.ReadFile(log)
+		helpers := map[any]bool{}
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var rec map[string]any
+			json.Unmarshal([]byte(line), &rec)
+			helpers[rec["helper"]] = true
+			if rec["space"] != mode {
+				t.Errorf("space %v, want %s: %s", rec["space"], mode, line)
+			}
+		}
+		if !helpers["exec"] || !helpers["zygote"] {
+			t.Errorf("%s: helpers %v, want both", mode, helpers)
+		}
+		sl.Release()
+		sb.Close()
+		restore()
+	}
+}
+
+// canCloneDetached asks the kernel whether open_tree clones a directory
+// of a detached tmpfs.
+func canCloneDetached(t *testing.T) bool {
+	fs, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fs)
+	if err := unix.FsconfigCreate(fs); err != nil {
+		t.Fatal(err)
+	}
+	mnt, err := unix.Fsmount(fs, unix.FSMOUNT_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(mnt)
+	if err := unix.Mkdirat(mnt, "d", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	clone, err := unix.OpenTree(mnt, "d", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	if err == nil {
+		unix.Close(clone)
+	}
+	return err == nil
 }

@@ -75,7 +75,7 @@
 //	'F' n × {u16 code, u8 jt, u8 jf, u32 k}
 //	                      one filter, n ≤ 65535 (n = 0: skipped); after 'S'
 //	'R' i64 tmp size, u8 flags (1 proc, 2 dev by bind, 4 template,
-//	    8 fds), mount point
+//	    8 fds, 16 split: needs 8), mount point
 //	                      the new root (at most once; absent: none); with
 //	                      flag 8 (what docket sends) the box and /tmp are
 //	                      the directories box and tmp of the detached
@@ -195,6 +195,16 @@ type Request struct {
 // namespace of Request.NetNS: right after them (dk_netns_fd in nsinit.h).
 func NetNSFD(n int) int { return CgroupFD + n }
 
+// SpaceTmpFD is where a helper with n cgroup join files, and a network
+// namespace to enter if netns, finds /tmp's detached mount with
+// mount.Rootfs.Split: after all of them (dk_space_tmp_fd in nsinit.h).
+func SpaceTmpFD(n int, netns bool) int {
+	if netns {
+		return NetNSFD(n) + 1
+	}
+	return NetNSFD(n)
+}
+
 // CgroupFD is the first of a helper's cgroup join descriptors
 // (DK_CGROUP_FD in nsinit.h); MaxCgroupFDs bounds how many (one per v1
 // hierarchy: memory, pids, cpuacct, cpuset).
@@ -227,6 +237,7 @@ const (
 	rootfsDevByBind = 2
 	rootfsTemplate  = 4
 	rootfsFDs       = 8
+	rootfsSplit     = 16
 	bindWritable    = 1
 	bindOptional    = 2
 )
@@ -352,6 +363,9 @@ func (e *encoder) rootfs(r *mount.Rootfs) {
 	}
 	if r.FromFDs {
 		flags |= rootfsFDs
+	}
+	if r.Split {
+		flags |= rootfsSplit
 	}
 	e.record(tagRootfs, 9+len(r.MountPoint))
 	e.u64(uint64(r.TmpSize))
@@ -543,8 +557,12 @@ func decodeRequest(b []byte) (*Request, error) {
 				break
 			}
 			flags := p[8]
-			if flags&^(rootfsProc|rootfsDevByBind|rootfsTemplate|rootfsFDs) != 0 {
+			if flags&^(rootfsProc|rootfsDevByBind|rootfsTemplate|rootfsFDs|rootfsSplit) != 0 {
 				err = fail("unknown flags 0x%02x", flags)
+				break
+			}
+			if flags&rootfsSplit != 0 && flags&rootfsFDs == 0 {
+				err = fail("split space without its descriptors")
 				break
 			}
 			r := &mount.Rootfs{
@@ -553,6 +571,7 @@ func decodeRequest(b []byte) (*Request, error) {
 				DevByBind: flags&rootfsDevByBind != 0,
 				Template:  flags&rootfsTemplate != 0,
 				FromFDs:   flags&rootfsFDs != 0,
+				Split:     flags&rootfsSplit != 0,
 			}
 			if r.MountPoint, err = str(p[9:]); err == nil {
 				req.Rootfs = r

@@ -41,6 +41,9 @@ static inline const char *dk_box_dir(void) { return DK_BOX_DIR; }
 /* With request tag 'N': the network namespace the helper enters, the
  * descriptor right after the cgroup files (nsinit.NetNSFD). */
 static inline int dk_netns_fd(int ncgroup_fds) { return DK_CGROUP_FD + ncgroup_fds; }
+/* /tmp's detached mount with DK_ROOTFS_SPLIT: after the cgroup files and
+ * the network namespace (nsinit.SpaceTmpFD). */
+static inline int dk_space_tmp_fd(int ncgroup_fds, int netns) { return dk_netns_fd(ncgroup_fds) + !!netns; }
 
 #define DK_READY 'R'
 #define DK_SETUP_ERROR 'E'
@@ -71,6 +74,7 @@ enum {
 	DK_ROOTFS_DEV_BY_BIND = 2,
 	DK_ROOTFS_TEMPLATE = 4,
 	DK_ROOTFS_FDS = 8,
+	DK_ROOTFS_SPLIT = 16,
 	DK_BIND_WRITABLE = 1,
 	DK_BIND_OPTIONAL = 2,
 };
@@ -94,6 +98,11 @@ struct dk_rootfs {
 	 * tmpfs on DK_SPACE_FD (the run's bounded writable space, made by the
 	 * parent) instead of a box bind and a tmpfs of tmp_size. */
 	int fds;
+	/* With fds (mount.Rootfs.Split): the parent sent the two directories
+	 * as detached mounts of their own, the box on DK_SPACE_FD and /tmp on
+	 * tmp_fd (dk_space_tmp_fd), which are attached as they are. */
+	int split;
+	int tmp_fd;
 	struct dk_bind *binds;
 	size_t nbinds;
 	const char **masks;

@@ -99,6 +99,7 @@ func decodeRequestC(b []byte) (*Request, error) {
 			DevByBind:  fs.dev_by_bind != 0,
 			Template:   fs.template != 0,
 			FromFDs:    fs.fds != 0,
+			Split:      fs.split != 0,
 			Masks:      strs((**C.char)(unsafe.Pointer(fs.masks)), fs.nmasks),
 		}
 		for _, b := range unsafe.Slice(fs.binds, fs.nbinds) {

@@ -268,8 +268,11 @@ static int walk(const unsigned char *b, size_t n, struct dk_request *req, struct
 			ONCE(seen_rootfs);
 			AT_LEAST(9);
 			unsigned flags = p[8];
-			if (flags & ~(unsigned)(DK_ROOTFS_PROC | DK_ROOTFS_DEV_BY_BIND | DK_ROOTFS_TEMPLATE | DK_ROOTFS_FDS))
+			if (flags & ~(unsigned)(DK_ROOTFS_PROC | DK_ROOTFS_DEV_BY_BIND | DK_ROOTFS_TEMPLATE | DK_ROOTFS_FDS |
+						DK_ROOTFS_SPLIT))
 				FAIL("unknown flags 0x%02x", flags);
+			if ((flags & DK_ROOTFS_SPLIT) && !(flags & DK_ROOTFS_FDS))
+				FAIL("split space without its descriptors");
 			NO_NUL(p + 9, len - 9);
 			char *mp = take_str(p + 9, len - 9, c, f);
 			if (f) {
@@ -280,6 +283,7 @@ static int walk(const unsigned char *b, size_t n, struct dk_request *req, struct
 				req->rootfs.dev_by_bind = !!(flags & DK_ROOTFS_DEV_BY_BIND);
 				req->rootfs.template = !!(flags & DK_ROOTFS_TEMPLATE);
 				req->rootfs.fds = !!(flags & DK_ROOTFS_FDS);
+				req->rootfs.split = !!(flags & DK_ROOTFS_SPLIT);
 			}
 			break;
 		}
@@ -367,6 +371,7 @@ int dk_parse_request(const unsigned char *buf, size_t len, struct dk_request *re
 	req->dir = req->hostname = "";
 	req->uid = req->gid = -1;
 	walk(buf, len, req, &c, &f); /* cannot fail: pass 1 accepted these bytes */
+	req->rootfs.tmp_fd = req->rootfs.split ? dk_space_tmp_fd(req->ncgroup_fds, req->netns) : -1;
 	*f.argv = NULL;
 	*f.envp = NULL;
 	return 0;

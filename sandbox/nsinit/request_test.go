@@ -156,7 +156,8 @@ var malformed = []struct {
 	{"filter length", bytes.Join([][]byte{record('S'), record('F', u32(6))}, nil), "record at byte 5 ('F'): length 4 is not a multiple of 8"},
 	{"filter size", bytes.Join([][]byte{record('S'), record('F', make([]byte, 8*65536))}, nil), "record at byte 5 ('F'): 65536 instructions, more than 65535"},
 	{"short rootfs", record('R', u64(0)), "record at byte 0 ('R'): length 8, want at least 9"},
-	{"rootfs flags", record('R', u64(0), []byte{16}), "record at byte 0 ('R'): unknown flags 0x10"},
+	{"rootfs flags", record('R', u64(0), []byte{32}), "record at byte 0 ('R'): unknown flags 0x20"},
+	{"split without fds", record('R', u64(0), []byte{16}), "record at byte 0 ('R'): split space without its descriptors"},
 	{"rootfs NUL", record('R', u64(0), []byte{1}, []byte("/r\x00")), "record at byte 0 ('R'): contains a NUL byte"},
 	{"two rootfs", bytes.Join([][]byte{record('R', u64(0), []byte{0}), record('R', u64(0), []byte{0})}, nil), "record at byte 14 ('R'): repeated"},
 	{"bind first", record('B', []byte{0}, u32(0)), "record at byte 0 ('B'): before its 'R' record"},
@@ -224,6 +225,7 @@ func randomRequest(r *rand.Rand) *Request {
 	}
 	if r.Intn(2) == 0 {
 		fs := &mount.Rootfs{MountPoint: str(), TmpSize: r.Int63() - r.Int63(), Proc: r.Intn(2) == 0, DevByBind: r.Intn(2) == 0, Template: r.Intn(2) == 0, FromFDs: r.Intn(2) == 0, Masks: strs()}
+		fs.Split = fs.FromFDs && r.Intn(2) == 0
 		for i := r.Intn(4); i > 0; i-- {
 			fs.Binds = append(fs.Binds, mount.Bind{Source: str(), Target: str(), Writable: r.Intn(2) == 0, Optional: r.Intn(2) == 0})
 		}

@@ -467,8 +467,10 @@ static int move_fd(int fd, const char *root, const char *dir)
  * Debian 12's 6.1 clones (open_tree) a mount of the caller's own
  * namespace only, never a detached one (EINVAL). Then the whole tmpfs is
  * detached again, and the run sees its two directories and nothing else.
+ * Where the parent could clone them itself (r->split), they are attached
+ * as they come: a detach waits for an RCU grace period.
  */
-static int attach_space(const char *root)
+static int attach_space(const struct dk_rootfs *r, const char *root)
 {
 	static const char *const points[] = {DK_BOX_DIR, "/tmp"};
 	for (size_t i = 0; i < 2; i++) {
@@ -476,6 +478,12 @@ static int attach_space(const char *root)
 		if (mkdir_all(p, 0755) < 0)
 			return fail("mkdir %s", points[i]);
 		free(p);
+	}
+	if (r->split) {
+		/* The parent cloned the two directories: attach them. */
+		if (move_fd(DK_SPACE_FD, root, DK_BOX_DIR) < 0)
+			return -1;
+		return move_fd(r->tmp_fd, root, "/tmp");
 	}
 	char *staging = dk_concat3(root, "/tmp", "");
 	if (syscall(SYS_move_mount, DK_SPACE_FD, "", AT_FDCWD, staging, MOVE_MOUNT_F_EMPTY_PATH) < 0)
@@ -502,7 +510,7 @@ int dk_build_rootfs(const struct dk_rootfs *r)
 	const char *root = r->mount_point;
 	char *p;
 	if (r->fds) {
-		if (attach_space(root) < 0)
+		if (attach_space(r, root) < 0)
 			return -1;
 	} else {
 		p = dk_concat3(root, "/tmp", "");
@@ -565,7 +573,7 @@ int dk_enter_template(const struct dk_rootfs *r)
 		dk_error("a template root takes the run's space and no binds (%zu)", r->nbinds);
 		return fail("template");
 	}
-	if (attach_space("") < 0)
+	if (attach_space(r, "") < 0)
 		return -1;
 	if (chdir("/") < 0)
 		return FAIL_ERRNO(errno, "chdir /");

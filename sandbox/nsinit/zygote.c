@@ -69,7 +69,7 @@
 #define ZY_HEADER 16
 #define ZY_RUN_FDS 6  /* request, status, stdin, stdout, stderr, the run's space */
 /* then up to DK_MAX_CGROUP_FDS cgroup join files and a network namespace */
-#define ZY_MAX_RUN_FDS (ZY_RUN_FDS + DK_MAX_CGROUP_FDS + 1)
+#define ZY_MAX_RUN_FDS (ZY_RUN_FDS + DK_MAX_CGROUP_FDS + 2) /* + netns, /tmp's mount */
 #define ZY_SPARE_FD 7 /* a spare's socket, until its run arrives */
 
 static const uint64_t clone_allowed = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
@@ -206,14 +206,15 @@ out:
 
 /*
  * The run's descriptors to 0-4, DK_SPACE_FD and, from DK_CGROUP_FD on, its
- * cgroup files and network namespace (dk_netns_fd), and nothing else (the zygote's socket and templates, a
+ * cgroup files, network namespace (dk_netns_fd) and /tmp's mount
+ * (dk_space_tmp_fd), and nothing else (the zygote's socket and templates, a
  * spare's socket). They are first copied above every target number, so
  * no dup2 overwrites one still to be moved.
  */
 static void arrange_fds(const int *fds, int nfds)
 {
-	/* fds: request, status, stdin, stdout, stderr, space, cgroup files,
-	 * network namespace */
+	/* fds: request, status, stdin, stdout, stderr, space (or the box's
+	 * mount), cgroup files, network namespace, /tmp's mount */
 	int want[ZY_MAX_RUN_FDS] = {fds[2], fds[3], fds[4], fds[0], fds[1], fds[5]};
 	int to[ZY_MAX_RUN_FDS] = {0, 1, 2, DK_REQUEST_FD, DK_STATUS_FD, DK_SPACE_FD};
 	for (int i = ZY_RUN_FDS; i < nfds; i++) {
@@ -221,7 +222,7 @@ static void arrange_fds(const int *fds, int nfds)
 		to[i] = DK_CGROUP_FD + (i - ZY_RUN_FDS);
 	}
 	int tmp[ZY_MAX_RUN_FDS];
-	const int above = DK_CGROUP_FD + DK_MAX_CGROUP_FDS + 1;
+	const int above = DK_CGROUP_FD + (ZY_MAX_RUN_FDS - ZY_RUN_FDS);
 	for (int i = 0; i < nfds; i++)
 		if ((tmp[i] = fcntl(want[i], F_DUPFD_CLOEXEC, above)) < 0)
 			_exit(126);

@@ -179,8 +179,10 @@ func (z *Zygote) DropTemplate(id uint32) error {
 }
 
 // RunFiles are a helper's descriptors: the request pipe, the status pipe,
-// stdin, stdout, stderr, the run's space (mount.SpaceFD), then up to
-// MaxCgroupFDs cgroup join files (Request.CgroupFDs).
+// stdin, stdout, stderr, the run's space (mount.SpaceFD; the box's clone
+// with mount.Rootfs.Split), then up to MaxCgroupFDs cgroup join files
+// (Request.CgroupFDs), the network namespace (Request.NetNS) and, with
+// Split, /tmp's clone (SpaceTmpFD).
 type RunFiles []*os.File
 
 func (f RunFiles) fds() []int {
