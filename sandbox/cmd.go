@@ -105,6 +105,8 @@ type runState struct {
 	start    time.Time      // the ready byte: the target's start
 	done     chan struct{}  // closed by Wait: the watchdogs end
 	timer    *time.Timer    // the wall-clock watchdog
+	refill   func()         // the zygote's refill for the spare this run took, once (refillSpares)
+	refillAt *time.Timer    // refills during a run that lasts
 	copiers  sync.WaitGroup
 	closers  []io.Closer
 	stdout   *capped

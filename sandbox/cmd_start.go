@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/docketjudge/docket/sandbox/cgroup"
 	"github.com/docketjudge/docket/sandbox/mount"
@@ -65,11 +66,13 @@ func (c *Cmd) Start() (err error) {
 		s.debugRec.Space = map[bool]string{false: "whole", true: "split"}[req.Rootfs.Split]
 	}
 	refill, err := c.spawn(req, binds, p)
-	defer refill() // after the ready byte, or when Start fails
+	s.refill = sync.OnceFunc(refill) // once the run is over (refillSpares), or now if Start fails
 	if err != nil {
+		s.refill()
 		return err
 	}
 	if err := c.handshake(p); err != nil {
+		s.refill()
 		return err
 	}
 	c.armWatchdogs()

@@ -13,6 +13,7 @@ import (
 func (c *Cmd) armWatchdogs() {
 	s := c.state
 	s.timer = time.AfterFunc(s.lim.WallTime, func() { c.kill(TLE, SourceWall) })
+	s.refillAt = time.AfterFunc(refillDuring, s.refill)
 	if s.group != nil && c.caps().cgroups.Usable(cgroup.CPU) {
 		s.watchers.Add(1)
 		go c.watchCPU(s.group)
@@ -31,7 +32,20 @@ func (c *Cmd) stopWatchdogs() {
 	close(s.done)
 	s.watchers.Wait()
 	s.timer.Stop()
+	s.refillAt.Stop()
 }
+
+// refillDuring is how long a run goes on before the zygote forks the
+// spare that replaces the one it took; a shorter run has it done as it
+// ends (refillSpares).
+const refillDuring = 10 * time.Millisecond
+
+// refillSpares has the zygote fork the spare helper that replaces the
+// one this run took, once the run is over, not as it starts: the fork
+// and the new helper's setup (a copy of the template's mount table, its
+// /proc) would compete with the target for the CPU and the kernel's
+// locks. Two spares wait per template, so the next run takes the other.
+func (c *Cmd) refillSpares() { c.state.refill() }
 
 // diskPoll is how often a run's writable space is measured. A full space
 // only refuses further writes; the poll ends the run soon after, as OLE.

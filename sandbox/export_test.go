@@ -37,3 +37,14 @@ func CgroupParent(s *Sandbox) string {
 // SlotNetNS says whether runs that keep no network enter their slot's
 // network namespace (netns.go).
 func SlotNetNS(s *Sandbox) bool { return s.slotNetNS() }
+
+// Spares is how many spare helpers wait on the Sandbox's templates.
+func Spares(s *Sandbox) int {
+	s.fast.mu.Lock()
+	defer s.fast.mu.Unlock()
+	n := 0
+	for _, t := range s.fast.templates {
+		n += len(t.spares)
+	}
+	return n
+}

@@ -131,9 +131,10 @@ func (s *Sandbox) fastEligible() bool {
 // startFast starts the run's helper from the zygote: a spare if one is
 // ready, else one forked now. It returns the helper's process, or nil when
 // the caller must exec the helper itself, and a function to call once the
-// helper is ready, which forks the spares that replace the one taken (not
-// earlier: the zygote would compete with this helper's setup for the CPU
-// and the kernel's namespace locks). binds are the root's binds; run has
+// run is over (Cmd.refillSpares), which forks the spares that replace the
+// one taken (not earlier: the zygote would compete with this helper's
+// setup and the target for the CPU and the kernel's namespace locks).
+// binds are the root's binds; run has
 // the request and status pipes, stdio, and the box and /tmp as detached
 // mounts.
 func (s *Sandbox) startFast(binds []mount.Bind, flags uintptr, run nsinit.RunFiles) (*os.Process, func(), error) {

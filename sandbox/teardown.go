@@ -101,5 +101,6 @@ func (c *Cmd) waitEarly() (*Result, error) {
 		teardown()
 	}
 	c.mark("cleanup: cgroup, box")
+	c.refillSpares()
 	return res, c.waitErr(res)
 }

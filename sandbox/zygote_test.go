@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -281,4 +282,39 @@ func canCloneDetached(t *testing.T) bool {
 		unix.Close(clone)
 	}
 	return err == nil
+}
+
+// TestSparesRefilled: the spare a run takes is replaced once the run is
+// over, and during a run that lasts, never left missing.
+func TestSparesRefilled(t *testing.T) {
+	sb := testSandbox(t)
+	if !sandbox.Warm(sb) {
+		t.Skip("no zygote here (ExecHelpers, or no mount and pid namespaces)")
+	}
+	sl := slotOf(t, sb)
+	waitSpares := func(what string) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for sandbox.Spares(sb) < 2 {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d spares, want 2", what, sandbox.Spares(sb))
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	waitSpares("warm")
+	for i := 0; i < 3; i++ {
+		if got := shell(t, sl, "echo ok"); got != "ok\n" {
+			t.Fatalf("run %d: %q", i, got)
+		}
+		waitSpares(fmt.Sprintf("after run %d", i))
+	}
+	cmd := sl.Command("/bin/sleep", "2")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitSpares("during a 2 s run") // well before it ends: refillDuring
+	if res, err := cmd.Wait(); err != nil || res.Status != sandbox.OK {
+		t.Fatalf("sleep: %v %+v", err, res)
+	}
 }
