@@ -75,12 +75,10 @@ func (c *Cmd) openPipes() (*pipes, error) {
 		return nil, &SetupError{"stdio", err}
 	}
 	if s.group != nil {
-		p.cgroupInto = c.Slot.sb.cgroupInto()
-		if p.cgroup, err = joinFiles(s.group, p.cgroupInto); err != nil {
+		if err := c.openJoinFiles(p); err != nil {
 			closeAll(p.child)
 			return nil, &SetupError{"cgroup", err}
 		}
-		p.child = append(p.child, p.cgroup...)
 	}
 	if c.slotNetNS() {
 		// The slot's, not the run's: not in p.child, which is closed.
@@ -95,6 +93,23 @@ func (c *Cmd) openPipes() (*pipes, error) {
 		}
 	}
 	return p, nil
+}
+
+// openJoinFiles gets the files through which the target joins the run's
+// group: the kept group's own, which stay open with it, or opened for the
+// run's own group, closed with the child's ends.
+func (c *Cmd) openJoinFiles(p *pipes) error {
+	s := c.state
+	p.cgroupInto = c.Slot.sb.cgroupInto()
+	var err error
+	if s.kept != nil {
+		p.cgroup, err = s.kept.joinFiles(p.cgroupInto)
+		return err
+	}
+	if p.cgroup, err = joinFiles(s.group, p.cgroupInto); err == nil {
+		p.child = append(p.child, p.cgroup...)
+	}
+	return err
 }
 
 // joinFiles are the files through which the target joins g: JoinFiles',

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/docketjudge/docket/sandbox/cgroup"
@@ -34,6 +35,32 @@ type keptRun struct {
 	role int
 	idx  int
 	g    cgroup.Kept
+	// join are g's join files (joinFiles), opened at its first run and
+	// kept with it: three opens off every later run's path (one per v1
+	// hierarchy). The kernel checks the opener's credentials, docket's,
+	// whoever writes. joinInto says which kind they are.
+	join     []*os.File
+	joinInto bool
+}
+
+// joinFiles are the kept group's join files for a run (see joinFiles).
+func (k *keptRun) joinFiles(into bool) ([]*os.File, error) {
+	if k.join != nil && k.joinInto == into {
+		return k.join, nil
+	}
+	k.closeJoin()
+	files, err := joinFiles(k.g, into)
+	if err != nil {
+		return nil, err
+	}
+	k.join, k.joinInto = files, into
+	return files, nil
+}
+
+// closeJoin closes the join files, as the group goes.
+func (k *keptRun) closeJoin() {
+	closeAll(k.join)
+	k.join = nil
 }
 
 func roleOf(trusted bool) int {
@@ -110,6 +137,7 @@ func (k *keptRun) reset(spec cgroup.Spec) error {
 		if err == nil {
 			return nil
 		}
+		k.closeJoin()
 		if k.g.Delete() != nil || !errors.Is(err, cgroup.ErrNotReusable) {
 			return fmt.Errorf("reset: %w", err) // not ErrNotReusable: try again next run
 		}
@@ -150,6 +178,7 @@ func (s *runState) releaseKept(keep bool) {
 	if keep {
 		k.g.Delete() // the slot was released meanwhile
 	}
+	k.closeJoin()
 	sg.made[k.role][k.idx] = false
 }
 
@@ -162,6 +191,7 @@ func (sl *Slot) closeGroups() {
 	sg.off = true
 	for role, free := range sg.free {
 		for _, k := range free {
+			k.closeJoin()
 			k.g.Delete()
 			sg.made[role][k.idx] = false
 		}

@@ -2,7 +2,9 @@ package sandbox_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,4 +80,59 @@ func TestKeptGroupReused(t *testing.T) {
 	if left := cgroupsNamed(sb, prefix); len(left) != 0 {
 		t.Errorf("kept groups left after Release: %v", left)
 	}
+}
+
+// TestKeptJoinFiles: a kept group's join files are opened at its first
+// run and kept with it (the same descriptors for every later run), and
+// closed when the group goes (Release).
+func TestKeptJoinFiles(t *testing.T) {
+	sb := testSandbox(t)
+	if sandbox.CgroupParent(sb) == "" {
+		t.Skip("no cgroups on this host")
+	}
+	sl, err := sb.AcquireSlot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := keptPrefix(t, sl, false)
+	empty := testprog.C(t, "testdata/progs/empty.c")
+	var first string
+	for i := 0; i < 3; i++ {
+		if r := runProg(t, sl, empty, sandbox.Limits{}); r.Status != sandbox.OK {
+			t.Fatalf("run %d: %s", i, r.Status)
+		}
+		sl.Settle()
+		open := openFilesUnder(t, prefix)
+		if open == "" {
+			t.Fatalf("run %d: no join file of the kept group open", i)
+		}
+		if i == 0 {
+			first = open
+		} else if open != first {
+			t.Errorf("run %d: join files %s, after the first run %s", i, open, first)
+		}
+	}
+	sl.Release()
+	if open := openFilesUnder(t, prefix); open != "" {
+		t.Errorf("join files still open after Release: %s", open)
+	}
+}
+
+// openFilesUnder lists this process's descriptors on files whose path
+// has a component starting with prefix, as "fd -> path" lines.
+func openFilesUnder(t *testing.T, prefix string) string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		target, err := os.Readlink("/proc/self/fd/" + e.Name())
+		if err == nil && strings.Contains(target, "/"+prefix) {
+			out = append(out, e.Name()+" -> "+target)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
 }
