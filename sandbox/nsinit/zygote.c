@@ -70,7 +70,9 @@
 #define ZY_RUN_FDS 6  /* request, status, stdin, stdout, stderr, the run's space */
 /* then up to DK_MAX_CGROUP_FDS cgroup join files and a network namespace */
 #define ZY_MAX_RUN_FDS (ZY_RUN_FDS + DK_MAX_CGROUP_FDS + 2) /* + netns, /tmp's mount */
-#define ZY_SPARE_FD 7 /* a spare's socket, until its run arrives */
+/* A spare's socket, until its run arrives: above every number a run's
+ * descriptors go to, which then arrive in place (wait_for_run). */
+#define ZY_SPARE_FD (ZY_MAX_RUN_FDS + 4)
 
 static const uint64_t clone_allowed = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
 
@@ -260,7 +262,7 @@ static int presetup(int tmpl_fd)
 /* One message on fd and its descriptors (up to max, the rest closed):
  * how many. *n is the message's length, 0 at the end, -1 for an error or
  * a truncated message. */
-static int recv_fds(int fd, int *fds, int max, unsigned char *buf, size_t size, ssize_t *n)
+static int recv_fds(int fd, int *fds, int max, unsigned char *buf, size_t size, ssize_t *n, int flags)
 {
 	union {
 		struct cmsghdr h;
@@ -269,7 +271,7 @@ static int recv_fds(int fd, int *fds, int max, unsigned char *buf, size_t size, 
 	struct iovec iov = {buf, size};
 	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.b, .msg_controllen = sizeof cbuf.b};
 	do
-		*n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+		*n = recvmsg(fd, &m, flags);
 	while (*n < 0 && errno == EINTR);
 	int nfds = 0;
 	if (*n < 0)
@@ -292,16 +294,30 @@ static int recv_fds(int fd, int *fds, int max, unsigned char *buf, size_t size, 
 	return nfds;
 }
 
-/* In the forked helper, a spare: its run's descriptors (how many), or
- * the end. */
-static int wait_for_run(int *fds)
+/*
+ * In the forked helper, a spare: its run's descriptors, in place. docket
+ * sends them in the order of the numbers they go to (stdin, stdout,
+ * stderr, request, status, space, then the rest: nsinit.Spare.Run), and
+ * the kernel gives received descriptors the lowest free numbers, in
+ * order: all of them are free below the spare's socket, so each arrives
+ * at its number, and only the socket is left to close (one that does not
+ * would be a bug: the helper exits, and docket reports the setup error).
+ * Received without MSG_CMSG_CLOEXEC: stdio must outlive the target's
+ * execve, and the target marks everything above stderr close-on-exec
+ * itself.
+ */
+static void wait_for_run(void)
 {
 	unsigned char b[16];
 	ssize_t n;
-	int nfds = recv_fds(ZY_SPARE_FD, fds, ZY_MAX_RUN_FDS, b, sizeof b, &n);
+	int fds[ZY_MAX_RUN_FDS];
+	int nfds = recv_fds(ZY_SPARE_FD, fds, ZY_MAX_RUN_FDS, b, sizeof b, &n, 0);
 	if (n <= 0 || nfds < ZY_RUN_FDS)
 		_exit(0); /* docket let this spare go */
-	return nfds;
+	for (int i = 0; i < nfds; i++)
+		if (fds[i] != i)
+			_exit(126);
+	close(ZY_SPARE_FD);
 }
 
 static void fork_helper(uint32_t id, uint64_t flags, int spare, const int *fds, int nfds)
@@ -343,7 +359,6 @@ static void fork_helper(uint32_t id, uint64_t flags, int spare, const int *fds, 
 		 * gone already, its end of the request pipe (or of the spare's
 		 * socket) is closed and the helper stops at the read. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-		int run[ZY_MAX_RUN_FDS];
 		if (spare) {
 			/* Nothing of the zygote's but the template, until it
 			 * has been entered: its socket and the template first
@@ -357,12 +372,12 @@ static void fork_helper(uint32_t id, uint64_t flags, int spare, const int *fds, 
 				_exit(126);
 			int ok = presetup(ZY_SPARE_FD + 1) == 0;
 			close(ZY_SPARE_FD + 1);
-			int nrun = wait_for_run(run);
-			arrange_fds(run, nrun); /* closes the spare's socket */
+			wait_for_run();
 			if (!ok)
 				dk_report_setup_error("mount");
 		} else {
 			int ok = presetup(templates[t].fd) == 0;
+			int run[ZY_MAX_RUN_FDS];
 			memcpy(run, fds, nfds * sizeof *fds);
 			arrange_fds(run, nfds);
 			if (!ok)
@@ -386,7 +401,7 @@ _Noreturn void dk_zygote(void)
 		int fds[16];
 		ssize_t n;
 		errno = 0;
-		int nfds = recv_fds(DK_ZYGOTE_FD, fds, 16, buf, sizeof buf, &n);
+		int nfds = recv_fds(DK_ZYGOTE_FD, fds, 16, buf, sizeof buf, &n, MSG_CMSG_CLOEXEC);
 		if (n == 0)
 			_exit(0); /* docket closed the socket, or is gone */
 		if (n < 0 && errno != 0)

@@ -228,9 +228,16 @@ func (z *Zygote) Spare(id uint32, flags uintptr) (*Spare, error) {
 }
 
 // Run hands the spare its run's files; from here on it is a helper like
-// any other. Either way the spare is used up.
+// any other. Either way the spare is used up. They go in the order of the
+// numbers the helper has them at (stdin, stdout, stderr, the request and
+// status pipes, the rest as they are), which is where they arrive
+// (wait_for_run in zygote.c).
 func (s *Spare) Run(files RunFiles) error {
-	err := sendFds(int(s.sock.Fd()), []byte{'G'}, files.fds())
+	fds := files.fds()
+	if len(fds) >= 5 {
+		fds = append([]int{fds[2], fds[3], fds[4], fds[0], fds[1]}, fds[5:]...)
+	}
+	err := sendFds(int(s.sock.Fd()), []byte{'G'}, fds)
 	s.sock.Close()
 	return err
 }
