@@ -60,10 +60,10 @@ func (c *Cmd) openPipes() (*pipes, error) {
 	s := c.state
 	p := &pipes{}
 	var err error
-	if p.reqR, p.reqW, err = os.Pipe(); err != nil {
+	if p.reqR, p.reqW, err = pipeToChild(); err != nil {
 		return nil, &SetupError{"pipe", err}
 	}
-	if p.statR, p.statW, err = os.Pipe(); err != nil {
+	if p.statR, p.statW, err = pipeFromChild(); err != nil {
 		p.reqR.Close()
 		p.reqW.Close()
 		return nil, &SetupError{"pipe", err}

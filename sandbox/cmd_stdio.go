@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"sync"
 )
 
 // stdio turns the Cmd's reader and writers into files for the child.
@@ -41,7 +42,7 @@ func (c *Cmd) stdinFile(childFiles *[]*os.File) (*os.File, error) {
 	case *os.File:
 		return c.hidePath(r, childFiles)
 	default:
-		pr, pw, err := os.Pipe()
+		pr, pw, err := pipeToChild()
 		if err != nil {
 			return nil, err
 		}
@@ -65,7 +66,7 @@ func (c *Cmd) outFile(childFiles *[]*os.File, w io.Writer, limit int64, src stri
 		f, err := c.hidePath(f, childFiles)
 		return f, nil, err
 	}
-	pr, pw, err := os.Pipe()
+	pr, pw, err := pipeFromChild()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -104,8 +105,14 @@ type capped struct {
 	onOver   func()
 }
 
+// drainBufs are drain's read buffers: two a run (stdout and stderr), which
+// would otherwise be 128 KiB for the garbage collector every run.
+var drainBufs = sync.Pool{New: func() any { return new([64 << 10]byte) }}
+
 func (cp *capped) drain(r io.Reader) {
-	b := make([]byte, 64<<10)
+	buf := drainBufs.Get().(*[64 << 10]byte)
+	defer drainBufs.Put(buf)
+	b := buf[:]
 	for {
 		n, err := r.Read(b)
 		if n > 0 && cp.over {
