@@ -101,6 +101,7 @@ type runState struct {
 	kept     *keptRun // group is the slot's kept group (slotgroups.go)
 	tmpBox   string
 	space    *space         // the box and /tmp, with a mount namespace
+	spaceKey *spaceKey      // what space is made of: the slot makes one like it ahead
 	watchers sync.WaitGroup // watchdogs that use state cleanup frees
 	start    time.Time      // the ready byte: the target's start
 	done     chan struct{}  // closed by Wait: the watchdogs end

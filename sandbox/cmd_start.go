@@ -134,6 +134,12 @@ func (c *Cmd) runName(seq uint64) string {
 func (c *Cmd) prepareBox(seq uint64, uid, gid int) (string, error) {
 	s := c.state
 	if c.rooted() {
+		key := keyOf(c, s.lim, uid, gid)
+		s.spaceKey = &key
+		if s.space = c.Slot.ahead.take(key); s.space != nil {
+			s.debugRec.Ahead = true
+			return "", nil
+		}
 		var err error
 		if s.space, err = newSpace(c.Box, c.BoxFrom, s.lim, uid, gid); err != nil {
 			return "", &SetupError{"box", err}

@@ -13,8 +13,9 @@ type debugRecord struct {
 	Level   string    `json:"level"`
 	Slot    int       `json:"slot"`
 	Trusted bool      `json:"trusted,omitempty"`
-	Helper  string    `json:"helper,omitempty"` // "zygote" (forked on a template root) or "exec"
-	Space   string    `json:"space,omitempty"`  // "split" (the box and /tmp cloned by docket: mount.Rootfs.Split) or "whole"
+	Helper  string    `json:"helper,omitempty"`      // "zygote" (forked on a template root) or "exec"
+	Space   string    `json:"space,omitempty"`       // "split" (the box and /tmp cloned by docket: mount.Rootfs.Split) or "whole"
+	Ahead   bool      `json:"space_ahead,omitempty"` // the space was made ahead, in the teardown of the slot's previous run
 	Argv    []string  `json:"argv"`
 	Status  string    `json:"status,omitempty"`
 	Source  string    `json:"verdict_source,omitempty"`

@@ -212,8 +212,9 @@ type Slot struct {
 	seq        uint64
 	groups     slotGroups // kept cgroups (slotgroups.go)
 	netMu      sync.Mutex
-	nets       slotNets  // network namespaces (netns.go)
-	teardowns  teardowns // runs still being torn down (teardown.go)
+	nets       slotNets   // network namespaces (netns.go)
+	teardowns  teardowns  // runs still being torn down (teardown.go)
+	ahead      aheadSpace // the next run's space, made ahead (space_ahead.go)
 }
 
 // Slot claims slot n for this process. Slots are locked with flock(2) on a
@@ -271,6 +272,7 @@ func (s *Sandbox) AcquireSlot() (*Slot, error) {
 // Release gives the slot back, once every run of it has been torn down.
 func (sl *Slot) Release() {
 	sl.Settle()
+	sl.ahead.close() // after the teardowns, which make it
 	sl.sb.slotMu.Lock()
 	delete(sl.sb.slots, sl.N)
 	sl.sb.slotMu.Unlock()

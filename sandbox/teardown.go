@@ -73,8 +73,19 @@ func (c *Cmd) waitTarget() bool {
 // waitEarly is Wait for a run that endsWithTarget and whose status came:
 // the Result from the status and the cgroup, the teardown in the
 // background.
+// makeSpaceAhead has the slot make a space like this run's for its next
+// run (space_ahead.go).
+func (c *Cmd) makeSpaceAhead() {
+	if key := c.state.spaceKey; key != nil {
+		c.Slot.ahead.make(*key)
+	}
+}
+
 func (c *Cmd) waitEarly() (*Result, error) {
 	s := c.state
+	// The next run's space first, in the background only (never on this
+	// caller's path): the caller's next run may come soon.
+	c.Slot.teardowns.start(c.makeSpaceAhead)
 	c.ended()
 	wall := s.targetEnd.Sub(s.start)
 	if trace := c.trace(); trace != nil {
