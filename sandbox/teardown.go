@@ -70,9 +70,6 @@ func (c *Cmd) waitTarget() bool {
 	}
 }
 
-// waitEarly is Wait for a run that endsWithTarget and whose status came:
-// the Result from the status and the cgroup, the teardown in the
-// background.
 // makeSpaceAhead has the slot make a space like this run's for its next
 // run (space_ahead.go).
 func (c *Cmd) makeSpaceAhead() {
@@ -81,11 +78,11 @@ func (c *Cmd) makeSpaceAhead() {
 	}
 }
 
+// waitEarly is Wait for a run that endsWithTarget and whose status came:
+// the Result from the status and the cgroup, the teardown in the
+// background.
 func (c *Cmd) waitEarly() (*Result, error) {
 	s := c.state
-	// The next run's space first, in the background only (never on this
-	// caller's path): the caller's next run may come soon.
-	c.Slot.teardowns.start(c.makeSpaceAhead)
 	c.ended()
 	wall := s.targetEnd.Sub(s.start)
 	if trace := c.trace(); trace != nil {
@@ -100,6 +97,10 @@ func (c *Cmd) waitEarly() (*Result, error) {
 	c.measure(res, s.targetWS, nil, st, stErr)
 	s.classify(res, st, s.diskPassed())
 	s.settleRun(res, stErr)
+	// The next run's space before this one's teardown, in the background
+	// only (never on this caller's path), once a host box has had what
+	// the run changed copied back: the caller's next run may come soon.
+	c.Slot.teardowns.start(c.makeSpaceAhead)
 	teardown := func() {
 		s.process.Wait()
 		if err := s.cleanup(); err != nil {
