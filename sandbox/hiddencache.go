@@ -9,11 +9,12 @@ import (
 
 // hiddenTrees keeps the detached mounts hidePath clones, one per file
 // (device and inode), so that a file given to many runs (a test's input,
-// judged for every submission; a judging's output file, written by each
-// of its tests) is cloned once: a clone and, when its last holder closes
-// it, the dissolution of its anonymous mount namespace (an RCU grace
-// period) cost about 0.15 ms a file a run. A run still gets a file
-// description of its own, opened through the kept mount.
+// judged for every submission) is cloned once: a clone and, when its
+// last holder closes it, the dissolution of its anonymous mount namespace
+// (an RCU grace period) cost about 0.15 ms a file a run. A run still gets
+// a file description of its own, opened through the kept mount. (A
+// judge's output file is a new file each test, verdict.newOutput: its
+// clone is made each time, and the last one's dropped in the background.)
 //
 // A kept mount holds its file's inode: a file deleted since (an old
 // package's test, a finished judging's output) would keep its blocks. So
