@@ -131,7 +131,8 @@ func joinFiles(g cgroup.Group, into bool) ([]*os.File, error) {
 // spawn starts the helper, forked by the zygote on a template root where
 // it can, else exec'd, and sends it its request (a template helper's
 // names only the box, /tmp and /proc). It returns the zygote's refill,
-// to call once the helper is ready or Start has failed (never nil).
+// to call once the run is over (Cmd.refillSpares) or Start has failed
+// (never nil).
 func (c *Cmd) spawn(req *nsinit.Request, binds []mount.Bind, p *pipes) (func(), error) {
 	s := c.state
 	refill := func() {}
