@@ -671,12 +671,17 @@ _Noreturn void dk_helper(int forked)
  */
 static void default_signals(void)
 {
-	struct sigaction dfl;
-	memset(&dfl, 0, sizeof dfl);
-	dfl.sa_handler = SIG_DFL;
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			sigaction(sig, &dfl, NULL); /* fails harmlessly for reserved signals */
+	/*
+	 * The system call, not sigaction(3): the C library refuses the
+	 * signals it reserves for itself (glibc's 32 and 33, musl's 32-34),
+	 * and a process can inherit those ignored too (seen in CI: 32). A
+	 * kernel sigaction all zeros is SIG_DFL, no flags, an empty mask,
+	 * whatever the architecture's field order; SIGKILL and SIGSTOP are
+	 * refused harmlessly.
+	 */
+	unsigned long dfl[4] = {0};
+	for (int sig = 1; sig <= 64; sig++)
+		syscall(SYS_rt_sigaction, sig, dfl, NULL, 8);
 }
 
 #ifndef __GLIBC__
