@@ -45,10 +45,21 @@ func (e *events) publish(ev protocol.Event) {
 }
 
 // flush waits briefly for pending events.
-func (e *events) flush() {
+func (e *events) flush() { e.wait(5 * time.Second) }
+
+// settled waits until every event published so far is stored or has
+// failed for good, as long as a publish and its retries can take (two
+// retries 250 ms apart, each waiting for its acknowledgement), keeping
+// the job in progress meanwhile.
+func (e *events) settled() { e.wait(settleEvents) }
+
+// settleEvents bounds settled: past it the final event goes anyway.
+const settleEvents = 15 * time.Second
+
+func (e *events) wait(limit time.Duration) {
 	select {
 	case <-e.w.js.PublishAsyncComplete():
-	case <-time.After(5 * time.Second):
+	case <-time.After(limit):
 	}
 }
 

@@ -35,8 +35,14 @@ func (w *Worker) settle(d *delivery, h *held, ev *events, res *verdict.Result, e
 	}
 	res.Worker, res.Attempt = w.cfg.Name, d.attempt
 	w.cfg.Metrics.judgeTime(time.Since(d.start))
-	// No flush needed before the final event: publishes on one connection
-	// reach the server, and the events stream, in order.
+	// The progress events must all be stored before the final one, which
+	// has to be the stream's last for the submission: publishes on one
+	// connection reach the server in order, but nats.go publishes again,
+	// 250 ms later, one that met no responders (a stream's leader being
+	// elected), and that one would land after the final. A redelivery then
+	// finds no final as the last event and judges again after it
+	// (completeEarlier). Usually nothing is pending by now.
+	ev.settled()
 	if h.lease.lost() {
 		w.abandon(d.log, h.lease)
 		return
