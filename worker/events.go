@@ -18,7 +18,8 @@ type events struct {
 	attempt int
 	seq     int
 	lease   *lease
-	policy  problem.FeedbackPolicy // the submission's, once its problem is loaded
+	policy  problem.FeedbackPolicy   // the submission's, once its problem is loaded
+	sent    []jetstream.PubAckFuture // this attempt's events, for settled
 }
 
 func newEvents(w *Worker, id string, attempt int) *events {
@@ -37,24 +38,38 @@ func (e *events) publish(ev protocol.Event) {
 		return
 	}
 	msgID := protocol.EventMsgID(e.id, e.attempt, e.seq)
-	if _, err := e.w.js.PublishAsync(e.w.subj.Events(e.id), b, jetstream.WithMsgID(msgID)); err != nil {
+	f, err := e.w.js.PublishAsync(e.w.subj.Events(e.id), b, jetstream.WithMsgID(msgID))
+	if err != nil {
 		// Too many pending (a slow or unreachable server): progress is
 		// best effort, the final result is not; drop this event.
 		e.w.cfg.Logger.Debug().Err(err).Str("submission_id", e.id).Msg("progress event dropped")
+		return
 	}
+	e.sent = append(e.sent, f)
 }
 
 // flush waits briefly for pending events.
 func (e *events) flush() { e.wait(5 * time.Second) }
 
-// settled waits until every event published so far is stored or has
-// failed for good, as long as a publish and its retries can take (two
-// retries 250 ms apart, each waiting for its acknowledgement), keeping
-// the job in progress meanwhile.
-func (e *events) settled() { e.wait(settleEvents) }
+// settled waits until every event this attempt published is stored or
+// has failed for good: its own, not every publish of the connection, one
+// of which may never be answered (an acknowledgement lost with a killed
+// leader) and would hold up every later job. It waits at most
+// settleEvents, as long as a publish and its two retries 250 ms apart
+// take; past it the final event goes anyway.
+func (e *events) settled() {
+	limit := time.After(settleEvents)
+	for _, f := range e.sent {
+		select {
+		case <-f.Ok():
+		case <-f.Err():
+		case <-limit:
+			return
+		}
+	}
+}
 
-// settleEvents bounds settled: past it the final event goes anyway.
-const settleEvents = 15 * time.Second
+const settleEvents = 3 * time.Second
 
 func (e *events) wait(limit time.Duration) {
 	select {
