@@ -49,7 +49,12 @@ func (e *events) publish(ev protocol.Event) {
 }
 
 // flush waits briefly for pending events.
-func (e *events) flush() { e.wait(5 * time.Second) }
+func (e *events) flush() {
+	select {
+	case <-e.w.js.PublishAsyncComplete():
+	case <-time.After(5 * time.Second):
+	}
+}
 
 // settled waits until every event this attempt published is stored or
 // has failed for good: its own, not every publish of the connection, one
@@ -70,13 +75,6 @@ func (e *events) settled() {
 }
 
 const settleEvents = 3 * time.Second
-
-func (e *events) wait(limit time.Duration) {
-	select {
-	case <-e.w.js.PublishAsyncComplete():
-	case <-time.After(limit):
-	}
-}
 
 func (e *events) Compiled(c verdict.CompileResult) {
 	cc := c
