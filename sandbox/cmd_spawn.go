@@ -44,7 +44,7 @@ func (p *pipes) spaceFile(sp *space) *os.File {
 
 // helperFiles are the descriptors after the run's space: the cgroup
 // files, then the network namespace (nsinit.NetNSFD), then /tmp's clone
-// (nsinit.SpaceTmpFD).
+// (dk_space_tmp_fd in sandbox/nsinit/nsinit.h).
 func (p *pipes) helperFiles() []*os.File {
 	files := p.cgroup
 	for _, f := range []*os.File{p.netns, p.tmp} {

@@ -63,7 +63,10 @@ func (c *Cmd) Start() (err error) {
 	req.CgroupFDs, req.CgroupInto, req.NetNS = len(p.cgroup), p.cgroupInto, p.netns != nil
 	if req.Rootfs != nil {
 		req.Rootfs.Split = p.tmp != nil
-		s.debugRec.Space = map[bool]string{false: "whole", true: "split"}[req.Rootfs.Split]
+		s.debugRec.Space = "whole"
+		if req.Rootfs.Split {
+			s.debugRec.Space = "split"
+		}
 	}
 	refill, err := c.spawn(req, binds, p)
 	s.refill = sync.OnceFunc(refill) // once the run is over (refillSpares), or now if Start fails
@@ -141,7 +144,7 @@ func (c *Cmd) prepareBox(seq uint64, uid, gid int) (string, error) {
 			return "", nil
 		}
 		var err error
-		if s.space, err = newSpace(c.Box, c.BoxFrom, s.lim, uid, gid); err != nil {
+		if s.space, err = newSpace(key); err != nil {
 			return "", &SetupError{"box", err}
 		}
 		return "", nil

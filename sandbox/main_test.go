@@ -1,6 +1,7 @@
 package sandbox_test
 
 import (
+	"encoding/json"
 	"os"
 	"strconv"
 	"strings"
@@ -143,4 +144,22 @@ func boxWith(tb testing.TB, sl *sandbox.Slot, files ...string) string {
 	}
 	os.Chown(dir, sl.UID, sl.GID)
 	return dir
+}
+
+// debugRecords reads a Config.DebugLog, one record a line.
+func debugRecords(t *testing.T, log string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("%s: %v: %q", log, err, line)
+		}
+		recs = append(recs, rec)
+	}
+	return recs
 }

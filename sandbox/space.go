@@ -68,29 +68,28 @@ func (sp *space) dir(name string) string {
 	return "/proc/self/fd/" + strconv.Itoa(int(sp.mnt.Fd())) + "/" + name
 }
 
-// newSpace makes a run's writable space: a tmpfs sized for host's (or
-// from's) contents plus lim's disk limits, the box directory (host's
-// contents, owner and mode; or an empty directory of uid's, mode 0700,
-// with from's contents) and a sticky /tmp.
-func newSpace(host, from string, lim Limits, uid, gid int) (*space, error) {
-	sp := &space{host: host, limit: usage{bytes: roundPage(lim.Disk), inodes: int64(lim.DiskInodes)}}
-	need := usage{inodes: 3} // the root, box, tmp
-	src := host
-	if src == "" {
-		src = from
+// newSpace makes a run's writable space: a tmpfs sized for the box's
+// source (key.host, else key.from) plus the key's disk limits, the box
+// directory (host's contents, owner and mode; or an empty directory of
+// uid's, mode 0700, with from's contents) and a sticky /tmp.
+func newSpace(key spaceKey) (*space, error) {
+	entries, err := stampTree(key.source())
+	if err != nil {
+		return nil, fmt.Errorf("box: %w", err)
 	}
-	if src != "" {
-		n, err := measure(src)
-		if err != nil {
-			return nil, err
-		}
-		need.bytes, need.inodes = need.bytes+n.bytes, need.inodes+n.inodes
-	}
+	return newSpaceOf(key, entries)
+}
+
+// newSpaceOf is newSpace for a source whose entries are already listed.
+func newSpaceOf(key spaceKey, source []entryStamp) (*space, error) {
+	sp := &space{host: key.host, limit: usage{bytes: roundPage(key.disk), inodes: int64(key.inodes)}}
+	need := sourceUsage(source)
+	need.inodes += 3 // the root, box, tmp
 	var err error
 	if sp.mnt, err = mountTmpfs(need.bytes+sp.limit.bytes+spaceSlack, need.inodes+sp.limit.inodes+1); err != nil {
 		return nil, err
 	}
-	if err := sp.fill(host, from, uid, gid); err != nil {
+	if err := sp.fill(key.host, key.from, key.uid, key.gid); err != nil {
 		sp.close()
 		return nil, err
 	}
@@ -194,28 +193,16 @@ func (sp *space) close() {
 	}
 }
 
-// measure is what copying dir into a tmpfs takes: its regular files'
-// pages, one inode per entry.
-func measure(dir string) (usage, error) {
-	var u usage
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+// sourceUsage is what copying a box's source into a tmpfs takes: its
+// regular files' pages, one inode per entry.
+func sourceUsage(entries []entryStamp) usage {
+	u := usage{inodes: int64(len(entries))}
+	for _, e := range entries {
+		if e.mode&unix.S_IFMT == unix.S_IFREG {
+			u.bytes += roundPage(e.size)
 		}
-		u.inodes++
-		if d.Type().IsRegular() {
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			u.bytes += roundPage(info.Size())
-		}
-		return nil
-	})
-	if err != nil {
-		return usage{}, fmt.Errorf("box: %w", err)
 	}
-	return u, nil
+	return u
 }
 
 // errSpecial: a box entry that is neither a directory nor a regular file

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -24,9 +25,10 @@ import (
 
 // spaceKey is what a space is made of, but for its source's contents.
 type spaceKey struct {
-	host, from   string
-	disk, inodes int64
-	uid, gid     int
+	host, from string
+	disk       int64
+	inodes     int
+	uid, gid   int
 }
 
 // readySpace is a space made ahead, and its source as it was before the
@@ -59,7 +61,7 @@ type aheadSpace struct {
 }
 
 func keyOf(c *Cmd, lim Limits, uid, gid int) spaceKey {
-	return spaceKey{host: c.Box, from: c.BoxFrom, disk: lim.Disk, inodes: int64(lim.DiskInodes), uid: uid, gid: gid}
+	return spaceKey{host: c.Box, from: c.BoxFrom, disk: lim.Disk, inodes: lim.DiskInodes, uid: uid, gid: gid}
 }
 
 func (k spaceKey) source() string {
@@ -100,10 +102,10 @@ func (a *aheadSpace) make(key spaceKey) {
 		return
 	}
 	source, err := stampTree(key.source()) // before the copy: a change meanwhile is seen at take
-	if err != nil || sourceBytes(source) > maxAhead || racy(source, time.Now()) {
+	if err != nil || sourceUsage(source).bytes > maxAhead || racy(source, time.Now()) {
 		return
 	}
-	sp, err := newSpace(key.host, key.from, Limits{Disk: key.disk, DiskInodes: int(key.inodes)}, key.uid, key.gid)
+	sp, err := newSpaceOf(key, source)
 	if err != nil {
 		return
 	}
@@ -143,7 +145,7 @@ func stampTree(dir string) ([]entryStamp, error) {
 		}
 		var st unix.Stat_t
 		if err := unix.Lstat(p, &st); err != nil {
-			return err
+			return &os.PathError{Op: "lstat", Path: p, Err: err}
 		}
 		rel, _ := filepath.Rel(dir, p)
 		out = append(out, entryStamp{rel: rel, dev: st.Dev, ino: st.Ino, mode: st.Mode, uid: st.Uid, gid: st.Gid,
@@ -169,12 +171,4 @@ func racy(entries []entryStamp, now time.Time) bool {
 		}
 	}
 	return false
-}
-
-func sourceBytes(entries []entryStamp) int64 {
-	var n int64
-	for _, e := range entries {
-		n += e.size
-	}
-	return n
 }

@@ -1,10 +1,8 @@
 package sandbox_test
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -63,14 +61,6 @@ func TestSpaceAhead(t *testing.T) {
 
 func lastRecord(t *testing.T, log string) map[string]any {
 	t.Helper()
-	b, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	var rec map[string]any
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &rec); err != nil {
-		t.Fatal(err)
-	}
-	return rec
+	recs := debugRecords(t, log)
+	return recs[len(recs)-1]
 }

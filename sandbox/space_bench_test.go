@@ -26,7 +26,7 @@ func BenchmarkSpace(b *testing.B) {
 			var release time.Duration
 			var base usage
 			for i := 0; i < b.N; i++ {
-				sp, err := newSpace(tc.box, "", lim, 65000, 65000)
+				sp, err := newSpace(spaceKey{host: tc.box, disk: lim.Disk, inodes: lim.DiskInodes, uid: 65000, gid: 65000})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,7 +1,6 @@
 package sandbox_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,16 +52,13 @@ func TestHelperKinds(t *testing.T) {
 		}
 		shell(t, sl, "true")
 		shell(t, sl, "true")
-		b, _ := os.ReadFile(log)
-		for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			var rec map[string]any
-			json.Unmarshal([]byte(line), &rec)
+		for i, rec := range debugRecords(t, log) {
 			want := tc.later
 			if i == 0 {
 				want = tc.first
 			}
 			if rec["helper"] != want {
-				t.Errorf("ExecHelpers=%v, run %d: helper %v, want %s: %s", tc.exec, i, rec["helper"], want, line)
+				t.Errorf("ExecHelpers=%v, run %d: helper %v, want %s: %v", tc.exec, i, rec["helper"], want, rec)
 			}
 		}
 		sl.Release()
@@ -239,14 +235,11 @@ grep -cE ' /(box|tmp) ' /proc/self/mountinfo
 			}
 			sandbox.Warm(sb)
 		}
-		b, _ := os.ReadFile(log)
 		helpers := map[any]bool{}
-		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			var rec map[string]any
-			json.Unmarshal([]byte(line), &rec)
+		for _, rec := range debugRecords(t, log) {
 			helpers[rec["helper"]] = true
 			if rec["space"] != mode {
-				t.Errorf("space %v, want %s: %s", rec["space"], mode, line)
+				t.Errorf("space %v, want %s: %v", rec["space"], mode, rec)
 			}
 		}
 		if !helpers["exec"] || !helpers["zygote"] {

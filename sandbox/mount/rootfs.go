@@ -41,10 +41,11 @@ type Rootfs struct {
 	// Split (with FromFDs): the parent has cloned the space's two
 	// directories itself, and sends them as two detached mounts, the box
 	// on SpaceFD and /tmp on the descriptor after the cgroup files and
-	// the network namespace (nsinit.SpaceTmpFD): the helper attaches each
-	// and never attaches, clones and detaches the whole space, whose
-	// detach waits for an RCU grace period on the run's path. Cloning a
-	// detached mount takes Linux 6.15; before, the helper gets the space.
+	// the network namespace (dk_space_tmp_fd in sandbox/nsinit/nsinit.h):
+	// the helper attaches each and never attaches, clones and detaches
+	// the whole space, whose detach waits for an RCU grace period on the
+	// run's path. Cloning a detached mount takes Linux 6.15; before, the
+	// helper gets the space.
 	Split bool `json:"split,omitempty"`
 }
 

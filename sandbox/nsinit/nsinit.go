@@ -195,16 +195,6 @@ type Request struct {
 // namespace of Request.NetNS: right after them (dk_netns_fd in nsinit.h).
 func NetNSFD(n int) int { return CgroupFD + n }
 
-// SpaceTmpFD is where a helper with n cgroup join files, and a network
-// namespace to enter if netns, finds /tmp's detached mount with
-// mount.Rootfs.Split: after all of them (dk_space_tmp_fd in nsinit.h).
-func SpaceTmpFD(n int, netns bool) int {
-	if netns {
-		return NetNSFD(n) + 1
-	}
-	return NetNSFD(n)
-}
-
 // CgroupFD is the first of a helper's cgroup join descriptors
 // (DK_CGROUP_FD in nsinit.h); MaxCgroupFDs bounds how many (one per v1
 // hierarchy: memory, pids, cpuacct, cpuset).

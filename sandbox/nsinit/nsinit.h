@@ -42,7 +42,7 @@ static inline const char *dk_box_dir(void) { return DK_BOX_DIR; }
  * descriptor right after the cgroup files (nsinit.NetNSFD). */
 static inline int dk_netns_fd(int ncgroup_fds) { return DK_CGROUP_FD + ncgroup_fds; }
 /* /tmp's detached mount with DK_ROOTFS_SPLIT: after the cgroup files and
- * the network namespace (nsinit.SpaceTmpFD). */
+ * the network namespace (the Go side: sandbox.pipes.helperFiles). */
 static inline int dk_space_tmp_fd(int ncgroup_fds, int netns) { return dk_netns_fd(ncgroup_fds) + !!netns; }
 
 #define DK_READY 'R'

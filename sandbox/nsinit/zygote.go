@@ -182,7 +182,7 @@ func (z *Zygote) DropTemplate(id uint32) error {
 // stdin, stdout, stderr, the run's space (mount.SpaceFD; the box's clone
 // with mount.Rootfs.Split), then up to MaxCgroupFDs cgroup join files
 // (Request.CgroupFDs), the network namespace (Request.NetNS) and, with
-// Split, /tmp's clone (SpaceTmpFD).
+// Split, /tmp's clone (dk_space_tmp_fd in nsinit.h).
 type RunFiles []*os.File
 
 func (f RunFiles) fds() []int {
