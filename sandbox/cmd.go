@@ -102,6 +102,8 @@ type runState struct {
 	tmpBox   string
 	space    *space         // the box and /tmp, with a mount namespace
 	spaceKey *spaceKey      // what space is made of: the slot makes one like it ahead
+	net      *netNS         // the slot's network namespace the run entered, or nil
+	netEntry uint64         // the run's entry number in it (Slot.netSettled)
 	watchers sync.WaitGroup // watchdogs that use state cleanup frees
 	start    time.Time      // the ready byte: the target's start
 	done     chan struct{}  // closed by Wait: the watchdogs end

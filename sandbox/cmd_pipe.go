@@ -31,6 +31,20 @@ func pipeFromChild() (parent, child *os.File, err error) {
 	return pollable(r, "|0"), os.NewFile(uintptr(w), "|1"), nil
 }
 
+// statusPipe is the pipe of the helper's status messages. docket's end
+// blocks, outside the poller: the read that waits for the target's
+// status is then woken by the kernel in its own thread, not through the
+// poller's thread and a second wakeup, one step less between the
+// target's end and Wait's return. A blocked read cannot be given a
+// deadline; handshake bounds the helper's setup by killing it instead.
+func statusPipe() (parent, child *os.File, err error) {
+	r, w, err := newPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	return os.NewFile(uintptr(r), "|0"), os.NewFile(uintptr(w), "|1"), nil
+}
+
 func newPipe() (r, w int, err error) {
 	var p [2]int
 	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {

@@ -63,7 +63,7 @@ func (c *Cmd) openPipes() (*pipes, error) {
 	if p.reqR, p.reqW, err = pipeToChild(); err != nil {
 		return nil, &SetupError{"pipe", err}
 	}
-	if p.statR, p.statW, err = pipeFromChild(); err != nil {
+	if p.statR, p.statW, err = statusPipe(); err != nil {
 		p.reqR.Close()
 		p.reqW.Close()
 		return nil, &SetupError{"pipe", err}
@@ -82,10 +82,12 @@ func (c *Cmd) openPipes() (*pipes, error) {
 	}
 	if c.slotNetNS() {
 		// The slot's, not the run's: not in p.child, which is closed.
-		if p.netns, err = c.Slot.netNS(c.Trusted); err != nil {
+		n, entry, err := c.Slot.netNS(c.Trusted)
+		if err != nil {
 			closeAll(p.child)
 			return nil, &SetupError{"netns", err}
 		}
+		p.netns, s.net, s.netEntry = n.ns, n, entry
 	}
 	if s.space != nil && c.rooted() {
 		if p.box, p.tmp = s.space.clones(); p.box != nil {
@@ -212,6 +214,9 @@ func (c *Cmd) spawnExec(p *pipes) error {
 	return nil
 }
 
+// readyTimeout bounds the helper's setup, until its ready message.
+const readyTimeout = 10 * time.Second
+
 // handshake waits until the helper has applied every layer: it then
 // starts the target at once, which joins the run's cgroup itself
 // (cgroup.JoinFiles), so no round trip separates the helper's setup from
@@ -223,8 +228,12 @@ func (c *Cmd) handshake(p *pipes) error {
 		s.process.Wait()
 		return &SetupError{stage, err}
 	}
-	p.statR.SetReadDeadline(time.Now().Add(10 * time.Second))
+	// A helper that never answers is killed: the read then ends at EOF.
+	stuck := time.AfterFunc(readyTimeout, func() { s.process.Kill() })
 	kind, msg, stamp, err := readStatus(p.statR)
+	if !stuck.Stop() && err != nil {
+		err = fmt.Errorf("no answer in %v: %w", readyTimeout, err)
+	}
 	if err != nil {
 		return fail("helper", err)
 	}
@@ -233,7 +242,6 @@ func (c *Cmd) handshake(p *pipes) error {
 	}
 	s.start = readyTime(stamp)
 	c.mark("helper: setup until ready")
-	p.statR.SetReadDeadline(time.Time{})
 	s.records, s.gotStatus = make(chan struct{}), make(chan struct{})
 	go c.readRecords(p.statR)
 	return nil

@@ -27,6 +27,9 @@ func (c *Cmd) Wait() (*Result, error) {
 		return c.waitEarly()
 	}
 	ps, wall, werr := c.reap()
+	if ps != nil {
+		c.netSettled()
+	}
 	c.stopWatchdogs()
 	res := &Result{WallTime: wall, Started: s.start, Ended: s.start.Add(wall)}
 	if ps == nil {

@@ -76,18 +76,20 @@ func TestDiskChargedToMemory(t *testing.T) {
 }
 
 // TestBoxCopyBack: Cmd.Box's changes come back, links and special files
-// the run made do not.
+// the run made do not. A file rewritten in place at the same size inside
+// a directory the run did not change comes back too, and so does a
+// directory's new mode.
 func TestBoxCopyBack(t *testing.T) {
 	eachHelperPath(t, func(t *testing.T, sl *sandbox.Slot) {
 		box := t.TempDir()
-		for name, data := range map[string]string{"keep": "same", "change": "old", "remove": "gone", "sub/deep": "x"} {
+		for name, data := range map[string]string{"keep": "same", "change": "old", "remove": "gone", "sub/deep": "x", "chmodded/u": "u"} {
 			os.MkdirAll(filepath.Dir(filepath.Join(box, name)), 0o755)
 			if err := os.WriteFile(filepath.Join(box, name), []byte(data), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
 		chownTree(t, box, sl.UID)
-		cmd := sl.Command("/bin/sh", "-c", "echo new > change && rm remove && echo made > made && mkdir -p d/e && echo z > d/e/f && ln -s /etc/shadow link && mkfifo fifo && cat keep")
+		cmd := sl.Command("/bin/sh", "-c", "echo new > change && rm remove && echo made > made && mkdir -p d/e && echo z > d/e/f && ln -s /etc/shadow link && mkfifo fifo && printf y > sub/deep && chmod 700 chmodded && cat keep")
 		cmd.Box, cmd.Limits.Processes = box, 8
 		res, err := cmd.Run()
 		if err != nil {
@@ -96,7 +98,7 @@ func TestBoxCopyBack(t *testing.T) {
 		if res.Status != sandbox.OK || string(res.Stdout) != "same" {
 			t.Fatalf("status %s (%s) stdout %q stderr %q", res.Status, res.Source, res.Stdout, res.Stderr)
 		}
-		for name, want := range map[string]string{"keep": "same", "change": "new\n", "made": "made\n", "d/e/f": "z\n", "sub/deep": "x"} {
+		for name, want := range map[string]string{"keep": "same", "change": "new\n", "made": "made\n", "d/e/f": "z\n", "sub/deep": "y", "chmodded/u": "u"} {
 			got, err := os.ReadFile(filepath.Join(box, name))
 			if err != nil || string(got) != want {
 				t.Errorf("%s: %q, %v; want %q", name, got, err, want)
@@ -110,6 +112,9 @@ func TestBoxCopyBack(t *testing.T) {
 		var st syscall.Stat_t
 		if err := syscall.Stat(filepath.Join(box, "made"), &st); err != nil || int(st.Uid) != sl.UID {
 			t.Errorf("made: owner %d, %v; want the run's uid %d", st.Uid, err, sl.UID)
+		}
+		if err := syscall.Stat(filepath.Join(box, "chmodded"), &st); err != nil || st.Mode&0o777 != 0o700 {
+			t.Errorf("chmodded: mode %o, %v; want the run's 700", st.Mode&0o777, err)
 		}
 	})
 }

@@ -48,3 +48,16 @@ func Spares(s *Sandbox) int {
 	}
 	return n
 }
+
+// NetChecked says whether the slot's network namespace for the role
+// (trusted or not) has been found empty since the last run that entered
+// it ended, so that the next run takes it without asking (netns.go).
+func NetChecked(sl *Slot, trusted bool) bool {
+	sl.netMu.Lock()
+	defer sl.netMu.Unlock()
+	n := sl.nets.untrusted
+	if trusted {
+		n = sl.nets.trusted
+	}
+	return n != nil && n.clean
+}

@@ -29,9 +29,19 @@ import (
 // and the namespace is dropped for a new one. Two runs never share one at
 // once: a slot runs one untrusted and one trusted process at a time, each
 // role its own namespace.
+//
+// The check is made where it costs a run nothing when it can be: once a
+// run that entered the namespace is over with every process of it (its
+// helper reaped: PID 1's exit ended the rest), and no run has entered
+// since, nothing can make a socket there until the next run enters, so
+// the namespace is checked then, in the run's background teardown, and
+// the next run takes it without asking again. A run that comes before
+// that check is made (or that failed) asks itself, as before.
 type netNS struct {
-	ns   *os.File // the namespace, passed to the helper
-	diag int      // a NETLINK_SOCK_DIAG socket in it
+	ns      *os.File // the namespace, passed to the helper
+	diag    int      // a NETLINK_SOCK_DIAG socket in it
+	entries uint64   // runs handed the namespace so far
+	clean   bool     // found empty since the last run that entered it ended
 }
 
 // newNetNS makes a network namespace from a locked OS thread, which then
@@ -162,27 +172,47 @@ type slotNets struct {
 }
 
 // netNSFor gives the namespace for a run of the slot (trusted or not):
-// the one it has if it holds no socket, else a new one. Called with the
-// slot's netMu held.
-func (sn *slotNets) netNSFor(trusted bool) (*os.File, error) {
+// the one it has if it holds no socket, else a new one, and the run's
+// entry number (settled). Called with the slot's netMu held.
+func (sn *slotNets) netNSFor(trusted bool) (*netNS, uint64, error) {
 	n := &sn.untrusted
 	if trusted {
 		n = &sn.trusted
 	}
-	if *n != nil {
-		err := (*n).empty()
-		if err == nil {
-			return (*n).ns, nil
+	if *n != nil && !(*n).clean {
+		if err := (*n).empty(); err != nil {
+			(*n).close() // it holds a socket (or cannot be asked): a new one
+			*n = nil
 		}
-		(*n).close() // it holds a socket (or cannot be asked): a new one
-		*n = nil
 	}
-	made, err := newNetNS()
-	if err != nil {
-		return nil, err
+	if *n == nil {
+		made, err := newNetNS()
+		if err != nil {
+			return nil, 0, err
+		}
+		*n = made
 	}
-	*n = made
-	return made.ns, nil
+	(*n).clean = false
+	(*n).entries++
+	return *n, (*n).entries, nil
+}
+
+// settled checks n for the next run once the run that entered it as
+// entry is over with all its processes, if n is still the slot's and no
+// run has entered it since (else the next run checks). Called with the
+// slot's netMu held.
+func (sn *slotNets) settled(n *netNS, entry uint64) {
+	for _, cur := range []**netNS{&sn.untrusted, &sn.trusted} {
+		if *cur != n || n.entries != entry {
+			continue
+		}
+		if err := n.empty(); err != nil {
+			n.close() // the next run gets a new one
+			*cur = nil
+			return
+		}
+		n.clean = true
+	}
 }
 
 // close drops both namespaces.

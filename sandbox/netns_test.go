@@ -12,7 +12,9 @@ import (
 
 // netcarryRun runs testdata/progs/netcarry.c in the slot and gives what it
 // printed: ns=, unix= and name=.
-func netcarryRun(t *testing.T, sl *sandbox.Slot, box string, trusted bool, args ...string) map[string]string {
+// With settle, it waits for the run's teardown, where the slot checks its
+// namespace for the next run; without, the next run may check it.
+func netcarryRun(t *testing.T, sl *sandbox.Slot, box string, trusted, settle bool, args ...string) map[string]string {
 	t.Helper()
 	cmd := sl.Command("./netcarry", args...)
 	cmd.Box, cmd.Trusted = box, trusted
@@ -21,6 +23,9 @@ func netcarryRun(t *testing.T, sl *sandbox.Slot, box string, trusted bool, args 
 	res, err := cmd.Run()
 	if err != nil || res.Status != sandbox.OK {
 		t.Fatalf("netcarry %v: %v %+v", args, err, res)
+	}
+	if settle {
+		sl.Settle()
 	}
 	fields := map[string]string{}
 	for _, f := range strings.Fields(out.String()) {
@@ -37,7 +42,21 @@ func netcarryRun(t *testing.T, sl *sandbox.Slot, box string, trusted bool, args 
 // through itself, which the control shows does outlive its process)
 // costs the slot that namespace: the next run is in a new one, where the
 // name does not answer and no socket is listed.
+//
+// Both ways the namespace is checked: by the next run as it starts, and
+// in the teardown of the run before it, once that run's processes are
+// gone (settled: the next run then takes it unasked).
 func TestSlotNetNSCarriesNothing(t *testing.T) {
+	for _, settle := range []bool{false, true} {
+		name := "checked-at-start"
+		if settle {
+			name = "checked-in-teardown"
+		}
+		t.Run(name, func(t *testing.T) { slotNetNSCarriesNothing(t, settle) })
+	}
+}
+
+func slotNetNSCarriesNothing(t *testing.T, settle bool) {
 	sb := testSandbox(t)
 	if !sandbox.SlotNetNS(sb) {
 		t.Skip("this host's level has no slot network namespaces (docket not root, no seccomp or no network namespace): every run gets its own")
@@ -48,24 +67,33 @@ func TestSlotNetNSCarriesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := netcarryRun(t, sl, box, false, "probe", "docket-none")
-	second := netcarryRun(t, sl, box, false, "probe", "docket-none")
+	run := func(trusted bool, args ...string) map[string]string {
+		return netcarryRun(t, sl, box, trusted, settle, args...)
+	}
+	first := run(false, "probe", "docket-none")
+	if settle && !sandbox.NetChecked(sl, false) {
+		t.Error("after a clean run's teardown the slot's namespace is not marked checked")
+	}
+	second := run(false, "probe", "docket-none")
 	if first["ns"] == host || first["ns"] != second["ns"] || first["unix"] != "0" {
 		t.Fatalf("two clean runs: %v then %v (host %s): want one namespace of the slot's, not the host's, with no socket", first, second, host)
 	}
-	if trusted := netcarryRun(t, sl, box, true, "probe", "docket-none"); trusted["ns"] == first["ns"] || trusted["ns"] == host {
+	if trusted := run(true, "probe", "docket-none"); trusted["ns"] == first["ns"] || trusted["ns"] == host {
 		t.Errorf("a trusted run in %s, the untrusted ones in %s: want one of its own", trusted["ns"], first["ns"])
 	}
-	control := netcarryRun(t, sl, box, false, "both", "docket-carry-control")
+	control := run(false, "both", "docket-carry-control")
 	if control["name"] != "present" {
 		t.Fatalf("control: %v: the in-flight name should outlive its descriptors", control)
 	}
-	netcarryRun(t, sl, box, false, "leave", "docket-carry")
-	after := netcarryRun(t, sl, box, false, "probe", "docket-carry")
+	run(false, "leave", "docket-carry")
+	if settle && sandbox.NetChecked(sl, false) {
+		t.Error("after a run that left a socket, its teardown marked the namespace checked")
+	}
+	after := run(false, "probe", "docket-carry")
 	if after["name"] != "absent" || after["unix"] != "0" || after["ns"] == first["ns"] || after["ns"] == host {
 		t.Errorf("after a run left a socket: %v (the slot's was %s): want a new namespace, no socket, the name absent", after, first["ns"])
 	}
-	if again := netcarryRun(t, sl, box, false, "probe", "docket-carry"); again["ns"] != after["ns"] {
+	if again := run(false, "probe", "docket-carry"); again["ns"] != after["ns"] {
 		t.Errorf("the new namespace was not kept: %s then %s", after["ns"], again["ns"])
 	}
 }
@@ -86,8 +114,8 @@ func TestNetNSPerRun(t *testing.T) {
 	}
 	sl := slotOf(t, sb)
 	box := boxWith(t, sl, testprog.C(t, "testdata/progs/netcarry.c"))
-	first := netcarryRun(t, sl, box, false, "probe", "docket-none")
-	second := netcarryRun(t, sl, box, false, "probe", "docket-none")
+	first := netcarryRun(t, sl, box, false, false, "probe", "docket-none")
+	second := netcarryRun(t, sl, box, false, false, "probe", "docket-none")
 	if first["ns"] == second["ns"] {
 		t.Errorf("two runs in %s: want a namespace each", first["ns"])
 	}

@@ -50,6 +50,7 @@ func TestDebugLog(t *testing.T) {
 	if res, err := sl.Command("/bin/true").Run(); err != nil || res.Status != sandbox.OK {
 		t.Fatalf("true: %v %+v", err, res)
 	}
+	sl.Settle() // a run's line is written at the end of its teardown
 	if _, err := sl.Command("/no/such/program").Run(); err == nil {
 		t.Fatal("a missing program started")
 	}

@@ -286,12 +286,20 @@ func (sl *Slot) Release() {
 	}
 }
 
-// netNS is the network namespace for the slot's next run, trusted or not
-// (netns.go).
-func (sl *Slot) netNS(trusted bool) (*os.File, error) {
+// netNS is the network namespace for the slot's next run, trusted or not,
+// and the run's entry number in it (netns.go).
+func (sl *Slot) netNS(trusted bool) (*netNS, uint64, error) {
 	sl.netMu.Lock()
 	defer sl.netMu.Unlock()
 	return sl.nets.netNSFor(trusted)
+}
+
+// netSettled: the run that entered n as entry is over, every process of
+// it gone (netns.go).
+func (sl *Slot) netSettled(n *netNS, entry uint64) {
+	sl.netMu.Lock()
+	defer sl.netMu.Unlock()
+	sl.nets.settled(n, entry)
 }
 
 // slotNetNS says whether runs that keep no network enter their slot's

@@ -3,13 +3,11 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -39,11 +37,12 @@ import (
 // files it made are not copied out). A run that passed its disk limit
 // copies nothing back.
 type space struct {
-	mnt    *os.File // the detached tmpfs, as fsmount returned it; the helper gets a copy
-	host   string   // Cmd.Box: copied in, and back; "" for a fresh box
-	base   usage    // what the tmpfs held before the run
-	limit  usage    // what the run may add to it
-	copied map[string]stamp2
+	mnt    *os.File          // the detached tmpfs, as fsmount returned it; the helper gets a copy
+	host   string            // Cmd.Box: copied in, and back; "" for a fresh box
+	base   usage             // what the tmpfs held before the run
+	limit  usage             // what the run may add to it
+	copied map[string]stamp2 // the box's regular files as docket copied them in
+	dirs   map[string]stamp2 // and its directories beneath it, once filled
 }
 
 // usage is what a tmpfs holds: bytes of its blocks, and inodes.
@@ -213,9 +212,12 @@ var errSpecial = errors.New("not a regular file, directory or symbolic link")
 // uid's with from's contents.
 func (sp *space) makeBox(host, from string, uid, gid int) error {
 	box := sp.dir("box")
-	sp.copied = map[string]stamp2{}
+	sp.copied, sp.dirs = map[string]stamp2{}, map[string]stamp2{}
 	if host != "" {
-		return sp.copyTree(host, box, true)
+		if err := sp.copyTree(host, box, true); err != nil {
+			return err
+		}
+		return sp.stampDirs(box)
 	}
 	if err := os.Mkdir(box, 0o700); err != nil {
 		return err
@@ -244,10 +246,25 @@ func (sp *space) copyTree(src, dst string, withRoot bool) error {
 	})
 }
 
+// stampDirs stamps the directories docket made beneath box (their
+// stamps so far are nil), once everything is in them: each entry made
+// changes its directory's times. copyBack then leaves a directory the run
+// did not touch alone.
+func (sp *space) stampDirs(box string) error {
+	for rel := range sp.dirs {
+		var st unix.Stat_t
+		if err := unix.Lstat(box+"/"+rel, &st); err != nil {
+			return &os.PathError{Op: "lstat", Path: rel, Err: err}
+		}
+		sp.dirs[rel] = stampOf(&st)
+	}
+	return nil
+}
+
 // copyTree copies src's contents into the existing directory dst: an
 // unrooted run's box made from Cmd.BoxFrom.
 func copyTree(src, dst string) error {
-	sp := &space{copied: map[string]stamp2{}}
+	sp := &space{copied: map[string]stamp2{}, dirs: map[string]stamp2{}}
 	return sp.copyTree(src, dst, false)
 }
 
@@ -263,6 +280,9 @@ func (sp *space) copyIn(src, dst, rel string) error {
 	case unix.S_IFDIR:
 		if err := os.Mkdir(dst, 0o700); err != nil {
 			return err
+		}
+		if rel != "." {
+			sp.dirs[rel] = stamp2{} // stamped once filled (stampDirs)
 		}
 	case unix.S_IFLNK:
 		target, err := os.Readlink(src)
@@ -348,7 +368,7 @@ func copyOwned(src, dst string, st *unix.Stat_t) (stamp2, error) {
 	if err := unix.Fstat(out, &got); err != nil {
 		return stamp2{}, &os.PathError{Op: "fstat", Path: dst, Err: err}
 	}
-	return stamp2{ino: int64(got.Ino), size: got.Size, ctime: got.Ctim}, nil
+	return stampOf(&got), nil
 }
 
 // sendAll copies in to out from their current offsets until in's end,
@@ -365,114 +385,4 @@ func sendAll(out, in int) error {
 			return nil
 		}
 	}
-}
-
-// copyTo copies the regular file src, not following a link, into the
-// file create makes.
-func copyTo(src string, create func() (*os.File, error)) error {
-	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := create()
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
-
-// copyBack brings what the run changed in the box back to the host box:
-// new and changed regular files and directories (with their owner and
-// mode), and the removal of what it deleted. Symbolic links and special
-// files the run made stay behind: the host box is docket's, and a link
-// there could lead docket's later reads anywhere. Every host path is
-// resolved beneath the host box (os.Root), never through a link.
-func (sp *space) copyBack() error {
-	root, err := os.OpenRoot(sp.host)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	box := sp.dir("box")
-	seen := map[string]bool{}
-	err = filepath.WalkDir(box, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(box, p)
-		if err != nil || rel == "." {
-			return err
-		}
-		seen[rel] = true
-		var st unix.Stat_t
-		if err := unix.Lstat(p, &st); err != nil {
-			return &os.PathError{Op: "lstat", Path: rel, Err: err}
-		}
-		switch st.Mode & unix.S_IFMT {
-		case unix.S_IFDIR:
-			return backDir(root, rel, &st)
-		case unix.S_IFREG:
-			if s, ok := sp.copied[rel]; ok && s == (stamp2{ino: int64(st.Ino), size: st.Size, ctime: st.Ctim}) {
-				return nil // unchanged since docket copied it in
-			}
-			return backFile(root, p, rel, &st)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("copy the box back: %w", err)
-	}
-	for rel := range sp.copied {
-		if !seen[rel] {
-			if err := root.RemoveAll(rel); err != nil {
-				return fmt.Errorf("copy the box back: %w", err)
-			}
-		}
-	}
-	return nil
-}
-
-// backDir makes sure the host box has directory rel, as the run left it.
-func backDir(root *os.Root, rel string, st *unix.Stat_t) error {
-	if info, err := root.Lstat(rel); err == nil && !info.IsDir() {
-		if err := root.RemoveAll(rel); err != nil {
-			return err
-		}
-	}
-	if err := root.Mkdir(rel, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	return backOwner(root, rel, st)
-}
-
-// backFile copies the run's file p to the host box's rel.
-func backFile(root *os.Root, p, rel string, st *unix.Stat_t) error {
-	if info, err := root.Lstat(rel); err == nil && !info.Mode().IsRegular() {
-		if err := root.RemoveAll(rel); err != nil {
-			return err
-		}
-	}
-	err := copyTo(p, func() (*os.File, error) {
-		return root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
-	})
-	if err != nil {
-		return err
-	}
-	return backOwner(root, rel, st)
-}
-
-func backOwner(root *os.Root, rel string, st *unix.Stat_t) error {
-	if os.Geteuid() == 0 {
-		if err := root.Lchown(rel, int(st.Uid), int(st.Gid)); err != nil {
-			return err
-		}
-	}
-	// Permissions only: a set-id bit a run gave its file means nothing
-	// docket wants on the host.
-	return root.Chmod(rel, os.FileMode(st.Mode)&os.ModePerm)
 }

@@ -78,6 +78,15 @@ func (c *Cmd) makeSpaceAhead() {
 	}
 }
 
+// netSettled has the slot check its network namespace for the next run
+// now that this run is over with all its processes: its helper, PID 1 of
+// its pid namespace, has been reaped (netns.go).
+func (c *Cmd) netSettled() {
+	if s := c.state; s.net != nil && !s.pgid {
+		c.Slot.netSettled(s.net, s.netEntry)
+	}
+}
+
 // waitEarly is Wait for a run that endsWithTarget and whose status came:
 // the Result from the status and the cgroup, the teardown in the
 // background.
@@ -102,7 +111,9 @@ func (c *Cmd) waitEarly() (*Result, error) {
 	// the run changed copied back: the caller's next run may come soon.
 	c.Slot.teardowns.start(c.makeSpaceAhead)
 	teardown := func() {
-		s.process.Wait()
+		if _, err := s.process.Wait(); err == nil {
+			c.netSettled()
+		}
 		if err := s.cleanup(); err != nil {
 			s.debugRec.Error = "teardown: " + err.Error()
 		}
