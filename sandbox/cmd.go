@@ -12,6 +12,7 @@ import (
 	"github.com/docketjudge/docket/sandbox/cgroup"
 	"github.com/docketjudge/docket/sandbox/mount"
 	"github.com/docketjudge/docket/sandbox/nsinit"
+	"github.com/docketjudge/docket/sandbox/seccomp"
 	"golang.org/x/sys/unix"
 )
 
@@ -92,11 +93,12 @@ type Cmd struct {
 // found, and how it ended. Kept apart from Cmd so that Cmd's fields are
 // only what a caller sets, as in os/exec.
 type runState struct {
-	lim      Limits      // Cmd.Limits with defaults
-	process  *os.Process // the helper
-	pgid     bool        // the helper leads a process group (no pid namespace)
-	fast     bool        // Start asks the zygote for the helper first
-	single   bool        // seccomp refuses fork: the target is the run's only process
+	lim      Limits          // Cmd.Limits with defaults
+	process  *os.Process     // the helper
+	pgid     bool            // the helper leads a process group (no pid namespace)
+	fast     bool            // Start asks the zygote for the helper first
+	single   bool            // seccomp refuses fork: the target is the run's only process
+	filter   seccomp.Options // what the run's seccomp filter is made for
 	group    cgroup.Group
 	kept     *keptRun // group is the slot's kept group (slotgroups.go)
 	tmpBox   string

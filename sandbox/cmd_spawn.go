@@ -13,6 +13,7 @@ import (
 	"github.com/docketjudge/docket/sandbox/cgroup"
 	"github.com/docketjudge/docket/sandbox/mount"
 	"github.com/docketjudge/docket/sandbox/nsinit"
+	"github.com/docketjudge/docket/sandbox/seccomp"
 	"golang.org/x/sys/unix"
 )
 
@@ -172,14 +173,23 @@ func (c *Cmd) spawn(req *nsinit.Request, binds []mount.Bind, p *pipes) (func(), 
 // ready it leaves s.process nil and req as it is: the helper is exec'd.
 func (c *Cmd) spawnFast(req *nsinit.Request, binds []mount.Bind, p *pipes) (*nsinit.Request, func(), error) {
 	s := c.state
-	proc, refill, err := c.Slot.sb.startFast(binds, c.cloneflags(),
+	h, refill, err := c.Slot.sb.startFast(binds, c.cloneflags(),
 		append(nsinit.RunFiles{p.reqR, p.statW, p.stdin, p.stdout, p.stderr, p.spaceFile(s.space)}, p.helperFiles()...))
-	if err != nil || proc == nil {
+	if err != nil || h.proc == nil {
 		return req, refill, err
 	}
-	s.process = proc
+	s.process = h.proc
 	tr := *req
 	tr.Rootfs = &mount.Rootfs{Template: true, FromFDs: true, Proc: true, Split: req.Rootfs.Split}
+	if h.pre && req.Seccomp != nil {
+		// Over the pre-filter the spare loaded, the delta is the run's
+		// filter. Without one (it does not assemble), the whole filter:
+		// stacked on the looser pre-filter it is still exactly the run's.
+		if delta, err := seccomp.Delta(s.filter); err == nil {
+			tr.Seccomp = delta
+			s.debugRec.Filter = "delta"
+		}
+	}
 	return &tr, refill, nil
 }
 

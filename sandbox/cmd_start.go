@@ -217,7 +217,8 @@ func (c *Cmd) buildRequest(box string, binds []mount.Bind, uid, gid int) (*nsini
 	req.Rlimits = rlimit.Fit(c.rlimits().Limits(), caps.Root)
 	if caps.Seccomp {
 		s.single = s.lim.Processes <= 1
-		progs, err := seccomp.Build(seccomp.Options{SingleProcess: s.single, NoNetwork: !c.Network})
+		s.filter = seccomp.Options{SingleProcess: s.single, NoNetwork: !c.Network}
+		progs, err := seccomp.Build(s.filter)
 		if err != nil {
 			return nil, &SetupError{"seccomp", err}
 		}

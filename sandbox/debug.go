@@ -16,6 +16,7 @@ type debugRecord struct {
 	Helper  string    `json:"helper,omitempty"`      // "zygote" (forked on a template root) or "exec"
 	Space   string    `json:"space,omitempty"`       // "split" (the box and /tmp cloned by docket: mount.Rootfs.Split) or "whole"
 	Ahead   bool      `json:"space_ahead,omitempty"` // the space was made ahead, in the teardown of the slot's previous run
+	Filter  string    `json:"seccomp,omitempty"`     // "delta": the target loaded the delta over its spare's pre-filter (seccomp.Delta)
 	Argv    []string  `json:"argv"`
 	Status  string    `json:"status,omitempty"`
 	Source  string    `json:"verdict_source,omitempty"`

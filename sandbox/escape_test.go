@@ -331,6 +331,13 @@ func syscallCases(f escapeFixture) []escapeCase {
 		{name: "chroot escape", prog: "syscalls", args: []string{"chroot"}, limits: f.quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, deny: []string{"ALLOWED"}},
 		{name: "bpf", prog: "syscalls", args: []string{"bpf"}, limits: f.quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp},
 		{name: "keyctl", prog: "syscalls", args: []string{"keyctl"}, limits: f.quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp},
+		// The helper's own calls (seccomp.HelperCalls), which the spare's
+		// pre-filter lets through and the run's delta refuses.
+		{name: "setns", prog: "syscalls", args: []string{"setns"}, limits: f.quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, deny: []string{"ALLOWED"}},
+		{name: "sethostname", prog: "syscalls", args: []string{"sethostname"}, limits: f.quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, deny: []string{"ALLOWED"}},
+		{name: "move_mount", prog: "syscalls", args: []string{"move_mount"}, limits: f.quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, deny: []string{"ALLOWED"}},
+		{name: "open_tree", prog: "syscalls", args: []string{"open_tree"}, limits: f.quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, deny: []string{"ALLOWED"}},
+		{name: "umount2", prog: "syscalls", args: []string{"umount2"}, limits: f.quick, wantStatus: sandbox.RE, wantSource: sandbox.SourceSeccomp, deny: []string{"ALLOWED"}},
 		// A kernel built or booted without IA32 emulation refuses int 0x80
 		// itself (a general protection fault: SIGSEGV) before seccomp sees
 		// it; contained either way.

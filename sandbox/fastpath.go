@@ -12,6 +12,8 @@ import (
 
 	"github.com/docketjudge/docket/sandbox/mount"
 	"github.com/docketjudge/docket/sandbox/nsinit"
+	"github.com/docketjudge/docket/sandbox/seccomp"
+	"github.com/docketjudge/docket/sandbox/seccomp/load"
 	"golang.org/x/sys/unix"
 )
 
@@ -43,6 +45,7 @@ type fastPath struct {
 	closed    bool
 	failed    bool // the zygote could not be started: helpers are exec'd
 	flags     uintptr
+	pre       load.Program  // the spares' pre-filter (seccomp.PreFilter), nil without seccomp
 	runs      int           // starts seen without a zygote
 	starting  bool          // warmUp is under way
 	ready     chan struct{} // closed when the current warmUp has ended
@@ -67,6 +70,7 @@ type template struct {
 type spare struct {
 	s    *nsinit.Spare
 	proc *os.Process
+	pre  bool // it loaded the pre-filter: its run's target loads the delta
 }
 
 // discard lets a spare go and reaps it: it is docket's child.
@@ -137,14 +141,14 @@ func (s *Sandbox) fastEligible() bool {
 // binds are the root's binds; run has
 // the request and status pipes, stdio, and the box and /tmp as detached
 // mounts.
-func (s *Sandbox) startFast(binds []mount.Bind, flags uintptr, run nsinit.RunFiles) (*os.Process, func(), error) {
+func (s *Sandbox) startFast(binds []mount.Bind, flags uintptr, run nsinit.RunFiles) (h fastHelper, refill func(), err error) {
 	none := func() {}
 	flags &^= unix.CLONE_NEWNS // the template's copy is the new mount namespace
 	f := &s.fast
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed || f.failed {
-		return nil, none, nil
+		return h, none, nil
 	}
 	if f.z == nil {
 		// Started in the background once a second run comes; until it
@@ -152,13 +156,13 @@ func (s *Sandbox) startFast(binds []mount.Bind, flags uintptr, run nsinit.RunFil
 		if f.runs++; f.runs > warmAfter {
 			f.warmUp(s, binds)
 		}
-		return nil, none, nil
+		return h, none, nil
 	}
 	t := f.template(s, binds)
 	if t == nil {
-		return nil, none, nil
+		return h, none, nil
 	}
-	refill := func() {
+	refill = func() {
 		f.mu.Lock()
 		f.refill(t)
 		f.mu.Unlock()
@@ -169,7 +173,7 @@ func (s *Sandbox) startFast(binds []mount.Bind, flags uintptr, run nsinit.RunFil
 			sp := t.spares[0]
 			t.spares = t.spares[1:]
 			if err := sp.s.Run(run); err == nil {
-				return sp.proc, refill, nil
+				return fastHelper{sp.proc, sp.pre}, refill, nil
 			}
 			go sp.proc.Wait() // it died waiting: reap it, try the next
 		}
@@ -181,13 +185,34 @@ func (s *Sandbox) startFast(binds []mount.Bind, flags uintptr, run nsinit.RunFil
 		// Our child (the zygote forks it with CLONE_PARENT): on Linux
 		// FindProcess opens a pidfd to wait on and signal it.
 		p, _ := os.FindProcess(pid)
-		return p, refill, nil
+		return fastHelper{proc: p}, refill, nil
 	case errors.As(err, &ze):
-		return nil, refill, &SetupError{"start helper", err}
+		return h, refill, &SetupError{"start helper", err}
 	default: // gone: exec this helper, start a new zygote next time
 		f.reset()
-		return nil, none, nil
+		return h, none, nil
 	}
+}
+
+// fastHelper is a helper the zygote forked: proc nil when there is none
+// (the caller execs one); pre when it loaded the pre-filter.
+type fastHelper struct {
+	proc *os.Process
+	pre  bool
+}
+
+// preFilter is the filter spares load before their run (seccomp's
+// PreFilter) where runs have seccomp filters, else nil; nil too should it
+// not assemble, and runs then load their whole filter.
+func (s *Sandbox) preFilter() load.Program {
+	if !s.caps.Seccomp {
+		return nil
+	}
+	pre, err := seccomp.PreFilter()
+	if err != nil {
+		return nil
+	}
+	return pre
 }
 
 // spareFlags are the namespaces spares are forked into: those of a run
@@ -198,18 +223,18 @@ func (s *Sandbox) spareFlags() uintptr { return s.runFlags(false) &^ unix.CLONE_
 // Called with f.mu held; the zygote is asked without it, so a run of
 // another slot never waits for a spare it does not take.
 func (f *fastPath) refill(t *template) {
-	z, flags := f.z, f.flags
+	z, flags, pre := f.z, f.flags, f.pre
 	if z == nil || t.dropped {
 		return
 	}
 	for len(t.spares)+t.refills < sparesPerTemplate {
 		t.refills++
 		go func() {
-			s, err := z.Spare(t.id, flags)
+			s, err := z.Spare(t.id, flags, pre)
 			var sp *spare
 			if err == nil {
 				p, _ := os.FindProcess(s.Pid)
-				sp = &spare{s: s, proc: p}
+				sp = &spare{s: s, proc: p, pre: pre != nil}
 			}
 			f.mu.Lock()
 			defer f.mu.Unlock()
@@ -274,6 +299,7 @@ func (f *fastPath) warmUp(s *Sandbox, binds []mount.Bind) {
 			f.failed = true
 		default:
 			f.z, f.flags, f.templates = z, s.spareFlags(), map[string]*template{}
+			f.pre = s.preFilter()
 			if t := f.template(s, binds); t != nil {
 				f.refill(t)
 			}

@@ -21,12 +21,22 @@
  *	'S' fork a spare helper on template id into new namespaces (flags, a
  *	    subset of CLONE_NEWPID|NEWNET|NEWIPC|NEWUTS|NEWCGROUP): reply 'P'
  *	    with its pid and, as the one descriptor of the reply, docket's end
- *	    of the spare's own socket; or 'E'
+ *	    of the spare's own socket; or 'E'. A payload, if any, is an
+ *	    encoded Request whose seccomp records are the spare's pre-filter
+ *	    (package seccomp, PreFilter)
  *	'C' the same, for a run now: the message carries the run's
  *	    descriptors (below) and the reply none
  *
  * and every reply is u8 kind, 3 bytes 0, i32 pid, then for 'E' the
  * message. The zygote exits when its socket closes.
+ *
+ * A spare with a pre-filter loads it once its root is ready, before it
+ * waits: the filter of every run, loosened by what the helper itself
+ * still does (seccomp.HelperCalls), so that the run's target loads only
+ * the rest (seccomp.Delta). A spare that cannot load it exits before its
+ * run: docket then forks a helper for the run now ('C'), which gets the
+ * run's whole filter. The helper stays under the pre-filter, as PID 1 of
+ * the run, until it exits.
  *
  * A helper is forked with CLONE_PARENT: its parent is docket, exactly as
  * for a helper docket execs itself, so docket waits for it, signals it,
@@ -320,7 +330,25 @@ static void wait_for_run(void)
 	close(ZY_SPARE_FD);
 }
 
-static void fork_helper(uint32_t id, uint64_t flags, int spare, const int *fds, int nfds)
+/* The pre-filter a spare loads (in the payload of its 'S' message), or
+ * nothing: has_seccomp is 0. */
+static int parse_prefilter(const unsigned char *p, size_t n, struct dk_request *pre)
+{
+	memset(pre, 0, sizeof *pre);
+	if (n == 0)
+		return 0;
+	if (dk_parse_request(p, n, pre) < 0)
+		return -1;
+	if (pre->has_rootfs || pre->nfilters == 0) {
+		dk_free_request(pre);
+		memset(pre, 0, sizeof *pre);
+		return dk_error("a spare's pre-filter request holds no filter, or a root");
+	}
+	return 0;
+}
+
+static void fork_helper(uint32_t id, uint64_t flags, int spare, const int *fds, int nfds,
+			const unsigned char *payload, size_t n)
 {
 	int t = find_template(id);
 	if (t < 0) {
@@ -335,9 +363,13 @@ static void fork_helper(uint32_t id, uint64_t flags, int spare, const int *fds, 
 		dk_error("clone flags %#llx not allowed", (unsigned long long)flags);
 		return reply_error();
 	}
+	struct dk_request pre;
+	if (parse_prefilter(spare ? payload : NULL, spare ? n : 0, &pre) < 0)
+		return reply_error();
 	int sp[2] = {-1, -1};
 	if (spare && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
 		dk_error("socketpair: %s", dk_strerror(errno));
+		dk_free_request(&pre);
 		return reply_error();
 	}
 	/*
@@ -351,6 +383,7 @@ static void fork_helper(uint32_t id, uint64_t flags, int spare, const int *fds, 
 			close(sp[0]);
 			close(sp[1]);
 		}
+		dk_free_request(&pre);
 		return reply_error();
 	}
 	if (pid == 0) {
@@ -372,6 +405,8 @@ static void fork_helper(uint32_t id, uint64_t flags, int spare, const int *fds, 
 				_exit(126);
 			int ok = presetup(ZY_SPARE_FD + 1) == 0;
 			close(ZY_SPARE_FD + 1);
+			if (ok && pre.has_seccomp && dk_install_seccomp(pre.filters, pre.nfilters) < 0)
+				_exit(126); /* docket forks this run's helper now */
 			wait_for_run();
 			if (!ok)
 				dk_report_setup_error("mount");
@@ -385,6 +420,7 @@ static void fork_helper(uint32_t id, uint64_t flags, int spare, const int *fds, 
 		}
 		dk_helper(1);
 	}
+	dk_free_request(&pre);
 	if (spare) {
 		close(sp[1]);
 		reply_fd('P', pid, NULL, sp[0]);
@@ -426,7 +462,7 @@ _Noreturn void dk_zygote(void)
 			}
 			case 'S':
 			case 'C':
-				fork_helper(id, le64(buf + 8), buf[0] == 'S', fds, nfds);
+				fork_helper(id, le64(buf + 8), buf[0] == 'S', fds, nfds, buf + ZY_HEADER, (size_t)n - ZY_HEADER);
 				break;
 			default:
 				dk_error("unknown message kind 0x%02x", buf[0]);

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/sandbox/mount"
+	"github.com/docketjudge/docket/sandbox/seccomp/load"
 	"golang.org/x/sys/unix"
 )
 
@@ -212,9 +213,19 @@ type Spare struct {
 }
 
 // Spare forks a helper on template id, into new namespaces, that waits
-// for its run.
-func (z *Zygote) Spare(id uint32, flags uintptr) (*Spare, error) {
-	pid, fd, err := z.call('S', id, uint64(flags), nil, nil)
+// for its run; with pre, a filter it loads first (package seccomp's
+// PreFilter: the run's target then loads only the delta). A spare that
+// cannot load it exits, and Run fails.
+func (z *Zygote) Spare(id uint32, flags uintptr, pre load.Program) (*Spare, error) {
+	var payload []byte
+	if pre != nil {
+		b, err := encodeRequest(&Request{Argv: []string{"spare"}, UID: -1, GID: -1, Seccomp: load.Programs{pre}})
+		if err != nil {
+			return nil, err
+		}
+		payload = b[4:]
+	}
+	pid, fd, err := z.call('S', id, uint64(flags), payload, nil)
 	if err != nil {
 		if fd >= 0 {
 			unix.Close(fd)

@@ -108,6 +108,21 @@ const (
 	goExecFlags   = unix.CLONE_VM | unix.CLONE_VFORK | unix.CLONE_PIDFD | uint64(unix.SIGCHLD)
 )
 
+// cloneArgs are clone flag words to check a filter with: none, the
+// runtimes' sets, every bit alone and beside fork's and a thread's flags,
+// and n random words of each kind (seeded).
+func cloneArgs(seed int64, n int) []uint64 {
+	rng := rand.New(rand.NewSource(seed))
+	args := []uint64{0, forkFlags, pthreadFlags, goThreadFlags, spawnFlags, goExecFlags, 0xffffffff_ffffffff}
+	for bit := 0; bit < 64; bit++ {
+		args = append(args, 1<<bit, uint64(1)<<bit|forkFlags, uint64(1)<<bit|pthreadFlags)
+	}
+	for i := 0; i < n; i++ {
+		args = append(args, rng.Uint64(), rng.Uint64()&0xffffffff, rng.Uint64()&CloneAllowed)
+	}
+	return args
+}
+
 // Every forbidden flag fails with EPERM in every kind of run: alone, with
 // fork's flags and with a thread's (a forbidden bit must not hide behind
 // allowed ones).
@@ -258,14 +273,7 @@ func assembleStacked(opts Options) (Programs, error) {
 // call number of x86_64 and i386 (and x32's), clone with each flag alone,
 // the runtimes' flag sets, and random flags.
 func TestMergedSameVerdicts(t *testing.T) {
-	rng := rand.New(rand.NewSource(14))
-	args := []uint64{0, forkFlags, pthreadFlags, goThreadFlags, spawnFlags, goExecFlags, 0xffffffff_ffffffff}
-	for bit := 0; bit < 64; bit++ {
-		args = append(args, 1<<bit, uint64(1)<<bit|forkFlags, uint64(1)<<bit|pthreadFlags)
-	}
-	for i := 0; i < 200; i++ {
-		args = append(args, rng.Uint64(), rng.Uint64()&0xffffffff, rng.Uint64()&CloneAllowed)
-	}
+	args := cloneArgs(14, 200)
 	for _, opts := range allOptions() {
 		merged, err := Assemble(opts)
 		if err != nil {

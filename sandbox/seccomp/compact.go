@@ -28,17 +28,36 @@ func compact(prog []bpf.RawInstruction) ([]bpf.RawInstruction, bool) {
 	if !ok {
 		return prog, false
 	}
-	var out []bpf.RawInstruction
-	// Architecture first: one leaf per range of architecture values, each
-	// either a verdict or a search over the call number.
+	out, ok := byVerdicts(archPts, nrPts, func(a, n uint32) (uint32, bool) { return run(prog, a, n) })
+	if !ok || len(out) >= len(prog) {
+		return prog, false
+	}
+	for _, a := range archPts {
+		for _, n := range nrPts {
+			want, _ := run(prog, a, n)
+			got, ok := run(out, a, n)
+			if !ok || got != want {
+				return prog, false
+			}
+		}
+	}
+	return out, true
+}
+
+// byVerdicts is a search program that returns verdict(arch, nr), which
+// must be constant between consecutive breakpoints: the architecture
+// first, one leaf per range of architecture values, each either a
+// verdict or a search over the call number. It fails where verdict does,
+// or past the kernel's length limit.
+func byVerdicts(archPts, nrPts []uint32, verdict func(arch, nr uint32) (uint32, bool)) ([]bpf.RawInstruction, bool) {
 	var archRanges []span
 	leaves := map[uint32][]bpf.RawInstruction{}
 	for i, a := range archPts {
 		verdicts := make([]uint32, len(nrPts))
 		for j, n := range nrPts {
-			v, ok := run(prog, a, n)
+			v, ok := verdict(a, n)
 			if !ok {
-				return prog, false
+				return nil, false
 			}
 			verdicts[j] = v
 		}
@@ -55,21 +74,9 @@ func compact(prog []bpf.RawInstruction) ([]bpf.RawInstruction, bool) {
 		leaves[key] = leaf
 		archRanges = append(archRanges, span{start: a, verdict: key})
 	}
-	out = append(out, bpf.RawInstruction{Op: ldAbsW, K: offArch})
+	out := []bpf.RawInstruction{{Op: ldAbsW, K: offArch}}
 	out = append(out, treeOf(archRanges, func(key uint32) []bpf.RawInstruction { return leaves[key] })...)
-	if len(out) >= len(prog) || len(out) > maxFilterLen {
-		return prog, false
-	}
-	for _, a := range archPts {
-		for _, n := range nrPts {
-			want, _ := run(prog, a, n)
-			got, ok := run(out, a, n)
-			if !ok || got != want {
-				return prog, false
-			}
-		}
-	}
-	return out, true
+	return out, len(out) <= maxFilterLen
 }
 
 // Classic BPF opcodes of seccomp filters.

@@ -135,15 +135,25 @@ func Build(opts Options) (Programs, error) {
 // base allowlist (Policies' first filter) compacted, with the clone rules
 // in front (withCloneCheck).
 func Assemble(opts Options) (Programs, error) {
-	raw, err := assembleRaw(Policies(opts)[0])
+	raw, err := compactBase(basePolicy(denials(opts)))
 	if err != nil {
 		return nil, err
 	}
-	raw, ok := compact(raw) // the same verdicts, far cheaper to install
+	return Programs{toProgram(withCloneCheck(raw, opts.SingleProcess))}, nil
+}
+
+// compactBase assembles a base filter and compacts it: the same
+// verdicts, far cheaper to install.
+func compactBase(pol libseccomp.Policy) ([]bpf.RawInstruction, error) {
+	raw, err := assembleRaw(pol)
+	if err != nil {
+		return nil, err
+	}
+	raw, ok := compact(raw)
 	if !ok {
 		return nil, fmt.Errorf("seccomp: the base filter does not compact")
 	}
-	return Programs{toProgram(withCloneCheck(raw, opts.SingleProcess))}, nil
+	return raw, nil
 }
 
 func assembleRaw(pol libseccomp.Policy) ([]bpf.RawInstruction, error) {
@@ -170,21 +180,43 @@ func errno(e syscall.Errno) libseccomp.Action { return libseccomp.ActionErrno | 
 
 // Policies are the filters for opts, unassembled (for tests and dumps).
 func Policies(opts Options) []libseccomp.Policy {
-	denied := map[string]bool{}
-	base := libseccomp.Policy{DefaultAction: libseccomp.ActionKillProcess}
-	group := func(action libseccomp.Action, names ...string) {
-		base.Syscalls = append(base.Syscalls, libseccomp.SyscallGroup{Action: action, Names: names})
-		for _, n := range names {
-			denied[n] = true
-		}
-	}
-	group(libseccomp.ActionKillProcess, Killed...)
-	group(errno(unix.ENOSYS), NotImplemented...)
+	policies := []libseccomp.Policy{basePolicy(denials(opts)), cloneRule(libseccomp.BitsSet, ^uint64(CloneAllowed))}
 	if opts.SingleProcess {
-		group(errno(unix.EPERM), "fork", "vfork")
+		// fork, vfork and non-thread clone: EPERM; threads still work.
+		policies = append(policies, cloneRule(libseccomp.BitsNotSet, unix.CLONE_THREAD))
+	}
+	return policies
+}
+
+// denial is a group of calls a base filter refuses, and how.
+type denial struct {
+	action libseccomp.Action
+	names  []string
+}
+
+// denials are the calls the base filter for opts refuses.
+func denials(opts Options) []denial {
+	d := []denial{{libseccomp.ActionKillProcess, Killed}, {errno(unix.ENOSYS), NotImplemented}}
+	if opts.SingleProcess {
+		d = append(d, denial{errno(unix.EPERM), []string{"fork", "vfork"}})
 	}
 	if opts.NoNetwork {
-		group(errno(unix.EACCES), "socket")
+		d = append(d, denial{errno(unix.EACCES), []string{"socket"}})
+	}
+	return d
+}
+
+// basePolicy is an allowlist: every x86_64 system call but the denied
+// ones, which get their group's action; any other call, and every other
+// architecture, kills the process.
+func basePolicy(groups []denial) libseccomp.Policy {
+	denied := map[string]bool{}
+	base := libseccomp.Policy{DefaultAction: libseccomp.ActionKillProcess}
+	for _, g := range groups {
+		base.Syscalls = append(base.Syscalls, libseccomp.SyscallGroup{Action: g.action, Names: g.names})
+		for _, n := range g.names {
+			denied[n] = true
+		}
 	}
 	var allowed []string
 	for name := range arch.X86_64.SyscallNames {
@@ -194,12 +226,7 @@ func Policies(opts Options) []libseccomp.Policy {
 	}
 	sort.Strings(allowed)
 	base.Syscalls = append(base.Syscalls, libseccomp.SyscallGroup{Action: libseccomp.ActionAllow, Names: allowed})
-	policies := []libseccomp.Policy{base, cloneRule(libseccomp.BitsSet, ^uint64(CloneAllowed))}
-	if opts.SingleProcess {
-		// fork, vfork and non-thread clone: EPERM; threads still work.
-		policies = append(policies, cloneRule(libseccomp.BitsNotSet, unix.CLONE_THREAD))
-	}
-	return policies
+	return base
 }
 
 // cloneRule is a filter of its own that refuses clone with EPERM when its

@@ -1,0 +1,152 @@
+package seccomp
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/docketjudge/docket/sandbox/seccomp/load"
+	libseccomp "github.com/elastic/go-seccomp-bpf"
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+// A run's filter is loaded by its target, last of its setup, on the
+// run's path: the kernel validates it, compiles it and runs it for every
+// call number to fill its action cache, about a tenth of a short run.
+// Most of that work can be done before the run is known. A spare helper
+// (the zygote's, sandbox/nsinit/zygote.c) loads the pre-filter as soon as
+// its root is ready: every run's filter, as loose as the loosest kind of
+// run (processes, network) and looser still by HelperCalls, which the
+// helper and the target make after that point. The target then loads
+// only the delta for its kind of run, a few dozen instructions that
+// refuse what the pre-filter lets through and the run's own filter does
+// not. The kernel applies both, the most restrictive verdict winning, so
+// the run gets exactly its own filter's verdict for every call
+// (TestDeltaStacksToRun), and the helper, PID 1 of the run, stays under
+// the pre-filter until it exits.
+
+// HelperCalls are the calls a spare helper makes after loading the
+// pre-filter, or its target before the delta, that no run may make: the
+// helper attaches the run's box and /tmp (move_mount; open_tree and
+// umount2 where it splits the space itself), enters the slot's network
+// namespace, sets the hostname, starts the target in its cgroup (clone3
+// on cgroup v2); the target makes its cgroup namespace (unshare). mount
+// is the helper's too should a step need it.
+var HelperCalls = []string{"mount", "umount2", "move_mount", "open_tree", "setns", "unshare", "sethostname", "clone3"}
+
+// PreFilter is the filter a spare helper loads before its run is known:
+// stacked with Delta(opts) it is the filter of a run of opts.
+var PreFilter = sync.OnceValues(func() (load.Program, error) {
+	raw, err := compactBase(basePolicy(preDenials()))
+	if err != nil {
+		return nil, err
+	}
+	return toProgram(withCloneCheck(raw, false)), nil
+})
+
+// preDenials are the loosest kind of run's denials (denials of the zero
+// Options) but for HelperCalls.
+func preDenials() []denial {
+	var out []denial
+	for _, d := range denials(Options{}) {
+		names := slices.DeleteFunc(slices.Clone(d.names), func(n string) bool { return slices.Contains(HelperCalls, n) })
+		out = append(out, denial{d.action, names})
+	}
+	return out
+}
+
+var (
+	deltaMu sync.Mutex
+	deltas  = map[Options]Programs{}
+)
+
+// Delta is the filter a run of opts loads over PreFilter: the two
+// stacked give every call the verdict Build(opts) gives it.
+func Delta(opts Options) (Programs, error) {
+	deltaMu.Lock()
+	defer deltaMu.Unlock()
+	if p, ok := deltas[opts]; ok {
+		return p, nil
+	}
+	run, err := compactBase(basePolicy(denials(opts)))
+	if err != nil {
+		return nil, err
+	}
+	pre, err := compactBase(basePolicy(preDenials()))
+	if err != nil {
+		return nil, err
+	}
+	d, ok := delta(run, pre)
+	if !ok {
+		return nil, fmt.Errorf("seccomp: no delta of the pre-filter for %+v", opts)
+	}
+	// The clone check is the run's own: the pre-filter's lets a process
+	// be made, which a single-process run's refuses.
+	p := Programs{toProgram(withCloneCheck(d, opts.SingleProcess))}
+	deltas[opts] = p
+	return p, nil
+}
+
+// delta is a filter that, stacked on pre, gives every call (architecture
+// and number) the verdict of run: run's verdict where pre's differs,
+// else Allow. Both must decide on the architecture and the number alone
+// (compact's subset), and pre must be nowhere stricter than run, which no
+// filter loaded after it could undo. Checked at every breakpoint of
+// either.
+func delta(run, pre []bpf.RawInstruction) ([]bpf.RawInstruction, bool) {
+	ra, rn, ok1 := breakpoints(run)
+	pa, pn, ok2 := breakpoints(pre)
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	archPts, nrPts := union(ra, pa), union(rn, pn)
+	out, ok := byVerdicts(archPts, nrPts, func(a, n uint32) (uint32, bool) {
+		vr, ok1 := runProg(run, a, n)
+		vp, ok2 := runProg(pre, a, n)
+		switch {
+		case !ok1 || !ok2 || action(vp) < action(vr):
+			return 0, false
+		case vr == vp:
+			return uint32(libseccomp.ActionAllow), true
+		}
+		return vr, true
+	})
+	if !ok {
+		return nil, false
+	}
+	for _, a := range archPts {
+		for _, n := range nrPts {
+			want, _ := runProg(run, a, n)
+			vp, _ := runProg(pre, a, n)
+			vd, ok := runProg(out, a, n)
+			if !ok || Stacked(vp, vd) != want {
+				return nil, false
+			}
+		}
+	}
+	return out, true
+}
+
+// runProg is run, the interpreter of compact's subset.
+func runProg(prog []bpf.RawInstruction, arch, nr uint32) (uint32, bool) { return run(prog, arch, nr) }
+
+// Stacked is the verdict of two stacked filters as the kernel combines
+// them: the newer filter's, unless the older one's action is strictly
+// more restrictive (kill < trap < errno < ... < allow, as signed values
+// of the action bits); of two errno verdicts, the newer one's.
+func Stacked(older, newer uint32) uint32 {
+	if action(older) < action(newer) {
+		return older
+	}
+	return newer
+}
+
+func action(v uint32) int32 { return int32(v & unix.SECCOMP_RET_ACTION_FULL) }
+
+// union merges two sorted lists of breakpoints.
+func union(a, b []uint32) []uint32 {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
