@@ -176,6 +176,7 @@ int dk_enter_template(const struct dk_rootfs *r);
  * zygote (forked 1, zygote.c); and its setup error report, for the
  * zygote's part of a helper's setup (dk_errmsg is the message). */
 _Noreturn void dk_helper(int forked);
+void dk_prefault(void); /* a spare, before it waits: see nsinit.c */
 _Noreturn void dk_report_setup_error(const char *stage);
 /* zygote.c */
 _Noreturn void dk_zygote(void);

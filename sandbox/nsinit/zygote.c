@@ -310,8 +310,8 @@ static int recv_fds(int fd, int *fds, int max, unsigned char *buf, size_t size, 
  * stderr, request, status, space, then the rest: nsinit.Spare.Run), and
  * the kernel gives received descriptors the lowest free numbers, in
  * order: all of them are free below the spare's socket, so each arrives
- * at its number, and only the socket is left to close (one that does not
- * would be a bug: the helper exits, and docket reports the setup error).
+ * at its number (one that does not would be a bug: the helper exits, and
+ * docket reports the setup error).
  * Received without MSG_CMSG_CLOEXEC: stdio must outlive the target's
  * execve, and the target marks everything above stderr close-on-exec
  * itself.
@@ -327,7 +327,8 @@ static void wait_for_run(void)
 	for (int i = 0; i < nfds; i++)
 		if (fds[i] != i)
 			_exit(126);
-	close(ZY_SPARE_FD);
+	/* The socket stays open until the target has started (init_loop
+	 * closes it): a close here is on the run's path. */
 }
 
 /* The pre-filter a spare loads (in the payload of its 'S' message), or
@@ -407,6 +408,7 @@ static void fork_helper(uint32_t id, uint64_t flags, int spare, const int *fds, 
 			close(ZY_SPARE_FD + 1);
 			if (ok && pre.has_seccomp && dk_install_seccomp(pre.filters, pre.nfilters) < 0)
 				_exit(126); /* docket forks this run's helper now */
+			dk_prefault();
 			wait_for_run();
 			if (!ok)
 				dk_report_setup_error("mount");
