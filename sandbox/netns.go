@@ -32,11 +32,13 @@ import (
 //
 // The check is made where it costs a run nothing when it can be: once a
 // run that entered the namespace is over with every process of it (its
-// helper reaped: PID 1's exit ended the rest), and no run has entered
-// since, nothing can make a socket there until the next run enters, so
-// the namespace is checked then, in the run's background teardown, and
-// the next run takes it without asking again. A run that comes before
-// that check is made (or that failed) asks itself, as before.
+// helper reaped: PID 1's exit ended the rest; or, for a run whose target
+// was its only process, the target reaped by PID 1, which makes no
+// socket), and no run has entered since, nothing can make a socket there
+// until the next run enters, so the namespace is checked then, first
+// thing in the run's background teardown, and the next run takes it
+// without asking again. A run that comes before that check is made (or
+// that failed) asks itself, as before.
 type netNS struct {
 	ns      *os.File // the namespace, passed to the helper
 	diag    int      // a NETLINK_SOCK_DIAG socket in it

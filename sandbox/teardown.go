@@ -80,7 +80,8 @@ func (c *Cmd) makeSpaceAhead() {
 
 // netSettled has the slot check its network namespace for the next run
 // now that this run is over with all its processes: its helper, PID 1 of
-// its pid namespace, has been reaped (netns.go).
+// its pid namespace, has been reaped, or (endsWithTarget) the target, its
+// only process, has been, and PID 1 makes no socket (netns.go).
 func (c *Cmd) netSettled() {
 	if s := c.state; s.net != nil && !s.pgid {
 		c.Slot.netSettled(s.net, s.netEntry)
@@ -106,14 +107,18 @@ func (c *Cmd) waitEarly() (*Result, error) {
 	c.measure(res, s.targetWS, nil, st, stErr)
 	s.classify(res, st, s.diskPassed())
 	s.settleRun(res, stErr)
-	// The next run's space before this one's teardown, in the background
-	// only (never on this caller's path), once a host box has had what
-	// the run changed copied back: the caller's next run may come soon.
-	c.Slot.teardowns.start(c.makeSpaceAhead)
+	// What the slot's next run needs before this one's teardown, in the
+	// background only (never on this caller's path): its network
+	// namespace checked (the run's only process has been reaped, by PID
+	// 1, which reported its status), then its space, once a host box has
+	// had what the run changed copied back. The caller's next run may
+	// come soon; a check left to it costs it about 30 us.
+	c.Slot.teardowns.start(func() {
+		c.netSettled()
+		c.makeSpaceAhead()
+	})
 	teardown := func() {
-		if _, err := s.process.Wait(); err == nil {
-			c.netSettled()
-		}
+		s.process.Wait()
 		if err := s.cleanup(); err != nil {
 			s.debugRec.Error = "teardown: " + err.Error()
 		}
