@@ -122,14 +122,15 @@ type runState struct {
 	killedAt time.Time // the first kill: when a run the sandbox ended ended
 	setupErr string
 	// the init protocol (TargetIsChildOfInit): what PID 1 reported
-	records   chan struct{} // closed when the status pipe reached EOF
-	gotStatus chan struct{} // closed when PID 1's TargetStatus arrived
-	targetWS  syscall.WaitStatus
-	targetEnd time.Time
-	hasWS     bool
-	debugRec  debugRecord
-	lastMark  time.Time // phases (Config.Trace)
-	endOnce   sync.Once // onEnd
+	records    chan struct{} // closed when the status pipe reached EOF
+	gotStatus  chan struct{} // closed when PID 1's TargetStatus arrived
+	statusPipe *os.File      // PID 1's records, for Wait to read (readStatusNow), or nil
+	targetWS   syscall.WaitStatus
+	targetEnd  time.Time
+	hasWS      bool
+	debugRec   debugRecord
+	lastMark   time.Time // phases (Config.Trace)
+	endOnce    sync.Once // onEnd
 }
 
 // Run starts the command and waits for it.

@@ -250,22 +250,55 @@ func (c *Cmd) handshake(p *pipes) error {
 	if kind != nsinit.Ready {
 		return fail("helper", errors.New(msg))
 	}
-	s.start = readyTime(stamp)
+	s.start = stampTime(stamp)
 	c.mark("helper: setup until ready")
 	s.records, s.gotStatus = make(chan struct{}), make(chan struct{})
-	go c.readRecords(p.statR)
+	if c.onEnd == nil {
+		// Read by Wait itself (readStatusNow): nothing needs the
+		// target's end before Wait does.
+		s.statusPipe = p.statR
+		return nil
+	}
+	go func() {
+		defer close(s.records)
+		if c.readRecords(p.statR) {
+			io.Copy(io.Discard, p.statR) // to EOF: PID 1 has exited
+		}
+	}()
 	return nil
 }
 
-// readRecords reads PID 1's framed records until EOF: an exec failure
-// message, then the target's wait status.
-func (c *Cmd) readRecords(r io.Reader) {
+// readStatusNow reads PID 1's records in Wait's own goroutine, where no
+// one needed the target's end sooner (a pair does: it reads them in the
+// background from the handshake on): the kernel then wakes the thread
+// that waits, not one that wakes it. The stamp in the status keeps the
+// target's end where PID 1 saw it, however late Wait comes. The rest, to
+// EOF, is read in the background.
+func (c *Cmd) readStatusNow() {
 	s := c.state
-	defer close(s.records)
-	var hdr [5]byte
+	r := s.statusPipe
+	if r == nil {
+		return
+	}
+	s.statusPipe = nil
+	got := c.readRecords(r)
+	go func() {
+		defer close(s.records)
+		if got {
+			io.Copy(io.Discard, r)
+		}
+	}()
+}
+
+// readRecords reads PID 1's framed records until the target's wait
+// status, reporting true, or until EOF or a malformed record: an exec
+// failure message, then the status and the time PID 1 reaped the target.
+func (c *Cmd) readRecords(r io.Reader) bool {
+	s := c.state
+	var hdr [5 + nsinit.StatusStamp]byte
 	for {
-		if _, err := io.ReadFull(r, hdr[:]); err != nil {
-			return
+		if _, err := io.ReadFull(r, hdr[:5]); err != nil {
+			return false
 		}
 		v := uint32(hdr[1]) | uint32(hdr[2])<<8 | uint32(hdr[3])<<16 | uint32(hdr[4])<<24
 		switch hdr[0] {
@@ -274,13 +307,17 @@ func (c *Cmd) readRecords(r io.Reader) {
 			n, _ := io.ReadFull(r, msg)
 			s.setupErr = string(msg[:n])
 		case nsinit.TargetStatus:
-			s.targetEnd = time.Now()
+			if _, err := io.ReadFull(r, hdr[5:]); err != nil {
+				return false
+			}
+			s.targetEnd = stampTime(binary.LittleEndian.Uint64(hdr[5:]))
 			s.targetWS = syscall.WaitStatus(v)
 			s.hasWS = true
 			close(s.gotStatus)
 			c.ended()
+			return true
 		default:
-			return
+			return false
 		}
 	}
 }
@@ -306,13 +343,14 @@ func readStatus(r io.Reader) (kind byte, msg string, stamp uint64, err error) {
 	return b[0], string(rest), 0, nil
 }
 
-// readyTime is when the helper stamped its ready message (CLOCK_MONOTONIC
-// ns, the clock of every process here), as a time.Time: the target starts
-// right after it, and docket may read the message later on a busy machine,
-// so the run's wall clock starts at the stamp, not at the read. A stamp
-// that is not in the last minute (a clock docket does not share) is
-// ignored: the read then starts the clock, as it used to.
-func readyTime(stamp uint64) time.Time {
+// stampTime is when the helper took a stamp (CLOCK_MONOTONIC ns, the
+// clock of every process here), as a time.Time: its ready message, just
+// before the target starts, and the target's status, when PID 1 reaped
+// it. docket may read either later on a busy machine, so the run's wall
+// clock starts and stops at the stamps, not at the reads. A stamp that is
+// not in the last minute (a clock docket does not share) is ignored: the
+// read then stands for it, as it used to.
+func stampTime(stamp uint64) time.Time {
 	now := time.Now()
 	if age, ok := nsinit.StampAge(stamp); ok {
 		return now.Add(-age)

@@ -23,6 +23,7 @@ func (c *Cmd) Wait() (*Result, error) {
 	if s == nil || s.process == nil {
 		return nil, errors.New("sandbox: Cmd not started")
 	}
+	c.readStatusNow()
 	if c.endsWithTarget() && c.waitTarget() {
 		return c.waitEarly()
 	}

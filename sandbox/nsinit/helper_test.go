@@ -86,6 +86,13 @@ func runHelper(t *testing.T, raw []byte, attr *syscall.SysProcAttr, extra ...*os
 				rest = rest[n:]
 			case TargetStatus:
 				run.exit = syscall.WaitStatus(v).ExitStatus()
+				if len(rest) < StatusStamp {
+					t.Fatalf("the target's status has no stamp after it: % x", rest)
+				}
+				if _, ok := StampAge(binary.LittleEndian.Uint64(rest)); !ok {
+					t.Fatalf("the status stamp % x is not a CLOCK_MONOTONIC time of the last minute", rest[:StatusStamp])
+				}
+				rest = rest[StatusStamp:]
 			default:
 				t.Fatalf("unknown record %q", kind)
 			}

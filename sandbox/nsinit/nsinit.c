@@ -438,6 +438,17 @@ static const char *setup_target(struct dk_request *r, int joined)
 	return NULL;
 }
 
+/* The CLOCK_MONOTONIC time, in ns, 8 bytes little-endian: when the
+ * target starts (send_ready) and when PID 1 reaped it (init_loop). */
+static void put_stamp(unsigned char b[8])
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	for (int i = 0; i < 8; i++)
+		b[i] = (unsigned char)(ns >> (8 * i));
+}
+
 /* A framed record on the status pipe after the ready byte: kind, 4-byte
  * little-endian length or value, payload. */
 static void send_record(char kind, uint32_t v, const char *payload, size_t n)
@@ -490,7 +501,11 @@ static _Noreturn void init_loop(struct dk_request *r, pid_t target)
 		int status;
 		pid_t p = wait4(-1, &status, 0, NULL);
 		if (p == target) {
-			send_record(DK_TARGET_STATUS, (uint32_t)status, NULL, 0);
+			/* With the time it ended: docket's clock stops then, not
+			 * when it reads this. */
+			unsigned char stamp[8];
+			put_stamp(stamp);
+			send_record(DK_TARGET_STATUS, (uint32_t)status, (const char *)stamp, sizeof stamp);
 			_exit(0);
 		}
 		if (p < 0 && errno != EINTR)
@@ -644,12 +659,8 @@ static pid_t start_target(struct target_args *args)
  */
 static int send_ready(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	uint64_t ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	unsigned char msg[9] = {DK_READY};
-	for (int i = 0; i < 8; i++)
-		msg[1 + i] = (unsigned char)(ns >> (8 * i));
+	put_stamp(msg + 1);
 	struct iovec iov = {msg, sizeof msg};
 	return write_iov(DK_STATUS_FD, &iov, 1);
 }

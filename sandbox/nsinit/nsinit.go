@@ -33,7 +33,8 @@
 //	                         message if the target's own setup (cgroup,
 //	                         rlimits, uid, seccomp) or its execve failed;
 //	                         then 'S', the target's wait status, when it
-//	                         ends (TargetStatus).
+//	                         ends, and the CLOCK_MONOTONIC time PID 1
+//	                         reaped it (TargetStatus, StatusStamp).
 //	fd 6 on (parent -> target): Request.CgroupFDs cgroup join files,
 //	                         opened for writing by the parent (with
 //	                         Request.CgroupInto the last is the group's
@@ -127,12 +128,15 @@ const (
 	SetupError = 'E'
 	ExecError  = 'X'
 	// TargetStatus follows Ready (TargetIsChildOfInit): the
-	// target's wait status as a 4-byte little-endian value.
+	// target's wait status as a 4-byte little-endian value, then the
+	// CLOCK_MONOTONIC time, in ns, that PID 1 reaped it (StatusStamp
+	// bytes, little-endian).
 	TargetStatus = 'S'
+	StatusStamp  = 8
 )
 
 // StampAge is how long ago the helper took stamp, the CLOCK_MONOTONIC time
-// (ns) that follows Ready; ok is false when the stamp cannot be from this
+// (ns) that follows Ready or TargetStatus; ok is false when the stamp cannot be from this
 // host's clock in the last minute.
 func StampAge(stamp uint64) (age time.Duration, ok bool) {
 	var ts unix.Timespec

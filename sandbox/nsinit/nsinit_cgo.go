@@ -22,7 +22,8 @@ import (
 // TargetIsChildOfInit is true: the C helper stays as PID 1 of the run's
 // pid namespace and forks the target, which is PID 2. After Ready the
 // status pipe carries framed records: ExecError with a 4-byte length and
-// the message, then TargetStatus with the 4-byte wait status.
+// the message, then TargetStatus with the 4-byte wait status and the
+// time PID 1 reaped the target (StatusStamp).
 const TargetIsChildOfInit = true
 
 // The C side's limits must be the Go side's.
