@@ -28,9 +28,18 @@ func (c *Cmd) armWatchdogs() {
 // stopWatchdogs ends them once the run is over: after it, nothing but
 // Wait uses the run's state.
 func (c *Cmd) stopWatchdogs() {
+	c.endWatchdogs()
+	c.state.watchers.Wait()
+}
+
+// endWatchdogs tells them the run is over. The pollers end on their own
+// soon after; whatever they still decide, Wait decides again from the
+// cgroup and the space (classify). Waiting for them is a wakeup of each:
+// a run that ends with its target leaves it to its teardown, which does
+// it before the cgroup and the space go.
+func (c *Cmd) endWatchdogs() {
 	s := c.state
 	close(s.done)
-	s.watchers.Wait()
 	s.timer.Stop()
 	s.refillAt.Stop()
 }

@@ -99,7 +99,7 @@ func (c *Cmd) waitEarly() (*Result, error) {
 		trace("target: release to exit status", wall)
 		s.lastMark = time.Now()
 	}
-	c.stopWatchdogs()
+	c.endWatchdogs()
 	res := &Result{WallTime: wall, Started: s.start, Ended: s.start.Add(wall)}
 	c.collectOutput(res)
 	st, stErr := s.group.Stats()
@@ -118,6 +118,7 @@ func (c *Cmd) waitEarly() (*Result, error) {
 		c.makeSpaceAhead()
 	})
 	teardown := func() {
+		s.watchers.Wait() // they read the cgroup and the space
 		s.process.Wait()
 		if err := s.cleanup(); err != nil {
 			s.debugRec.Error = "teardown: " + err.Error()
