@@ -61,13 +61,14 @@ func (c *Cmd) openPipes() (*pipes, error) {
 	s := c.state
 	p := &pipes{}
 	var err error
-	if p.reqR, p.reqW, err = pipeToChild(); err != nil {
-		return nil, &SetupError{"pipe", err}
-	}
-	if p.statR, p.statW, err = statusPipe(); err != nil {
-		p.reqR.Close()
-		p.reqW.Close()
-		return nil, &SetupError{"pipe", err}
+	if s.pipesAhead = c.Slot.pipes.take(); s.pipesAhead != nil {
+		set := s.pipesAhead
+		p.reqR, p.reqW, p.statR, p.statW = set.req.child, set.req.parent, set.status.parent, set.status.child
+		set.req, set.status = pipePair{}, pipePair{}
+		defer set.close() // the output pipes stdio did not take
+		s.debugRec.Pipes = true
+	} else if err = c.newPipes(p); err != nil {
+		return nil, err
 	}
 	s.closers = append(s.closers, p.reqW, p.statR)
 	p.child = []*os.File{p.reqR, p.statW}
@@ -96,6 +97,21 @@ func (c *Cmd) openPipes() (*pipes, error) {
 		}
 	}
 	return p, nil
+}
+
+// newPipes makes the request and status pipes, where none were made
+// ahead (pipes_ahead.go).
+func (c *Cmd) newPipes(p *pipes) error {
+	var err error
+	if p.reqR, p.reqW, err = pipeToChild(); err != nil {
+		return &SetupError{"pipe", err}
+	}
+	if p.statR, p.statW, err = statusPipe(); err != nil {
+		p.reqR.Close()
+		p.reqW.Close()
+		return &SetupError{"pipe", err}
+	}
+	return nil
 }
 
 // openJoinFiles gets the files through which the target joins the run's

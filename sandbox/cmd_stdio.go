@@ -66,7 +66,7 @@ func (c *Cmd) outFile(childFiles *[]*os.File, w io.Writer, limit int64, src stri
 		f, err := c.hidePath(f, childFiles)
 		return f, nil, err
 	}
-	pr, pw, err := pipeFromChild()
+	pr, pw, err := c.state.pipesAhead.outPipe()
 	if err != nil {
 		return nil, nil, err
 	}

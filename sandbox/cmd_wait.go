@@ -60,7 +60,7 @@ func (c *Cmd) Wait() (*Result, error) {
 	s.settle(res, stErr)
 	c.mark("cleanup: cgroup, box")
 	c.refillSpares()
-	c.Slot.teardowns.start(c.makeSpaceAhead) // in the background, if the slot has room
+	c.Slot.teardowns.start(c.makeAhead) // in the background, if the slot has room
 	err := c.waitErr(res)
 	s.debugRec.Status, s.debugRec.Source, s.debugRec.Error = string(res.Status), res.Source, res.Error
 	c.Slot.sb.debug.write(s.debugRec)

@@ -17,6 +17,7 @@ type debugRecord struct {
 	Space   string    `json:"space,omitempty"`       // "split" (the box and /tmp cloned by docket: mount.Rootfs.Split) or "whole"
 	Ahead   bool      `json:"space_ahead,omitempty"` // the space was made ahead, in the teardown of the slot's previous run
 	Filter  string    `json:"seccomp,omitempty"`     // "delta": the target loaded the delta over its spare's pre-filter (seccomp.Delta)
+	Pipes   bool      `json:"pipes_ahead,omitempty"` // the run's pipes were made ahead (pipes_ahead.go)
 	Argv    []string  `json:"argv"`
 	Status  string    `json:"status,omitempty"`
 	Source  string    `json:"verdict_source,omitempty"`

@@ -215,6 +215,7 @@ type Slot struct {
 	nets       slotNets   // network namespaces (netns.go)
 	teardowns  teardowns  // runs still being torn down (teardown.go)
 	ahead      aheadSpace // the next run's space, made ahead (space_ahead.go)
+	pipes      pipesAhead // and its pipes (pipes_ahead.go)
 }
 
 // Slot claims slot n for this process. Slots are locked with flock(2) on a
@@ -273,6 +274,7 @@ func (s *Sandbox) AcquireSlot() (*Slot, error) {
 func (sl *Slot) Release() {
 	sl.Settle()
 	sl.ahead.close() // after the teardowns, which make it
+	sl.pipes.close()
 	sl.sb.slotMu.Lock()
 	delete(sl.sb.slots, sl.N)
 	sl.sb.slotMu.Unlock()

@@ -70,12 +70,13 @@ func (c *Cmd) waitTarget() bool {
 	}
 }
 
-// makeSpaceAhead has the slot make a space like this run's for its next
-// run (space_ahead.go).
-func (c *Cmd) makeSpaceAhead() {
+// makeAhead has the slot make a space like this run's for its next run
+// (space_ahead.go), and its pipes (pipes_ahead.go).
+func (c *Cmd) makeAhead() {
 	if key := c.state.spaceKey; key != nil {
 		c.Slot.ahead.make(*key)
 	}
+	c.Slot.pipes.make()
 }
 
 // netSettled has the slot check its network namespace for the next run
@@ -115,7 +116,7 @@ func (c *Cmd) waitEarly() (*Result, error) {
 	// come soon; a check left to it costs it about 30 us.
 	c.Slot.teardowns.start(func() {
 		c.netSettled()
-		c.makeSpaceAhead()
+		c.makeAhead()
 	})
 	teardown := func() {
 		s.watchers.Wait() // they read the cgroup and the space
