@@ -100,7 +100,8 @@ type runState struct {
 	single     bool            // seccomp refuses fork: the target is the run's only process
 	filter     seccomp.Options // what the run's seccomp filter is made for
 	group      cgroup.Group
-	kept       *keptRun // group is the slot's kept group (slotgroups.go)
+	kept       *keptRun    // group is the slot's kept group (slotgroups.go)
+	groupSpec  cgroup.Spec // what group was made or reset for
 	tmpBox     string
 	space      *space         // the box and /tmp, with a mount namespace
 	spaceKey   *spaceKey      // what space is made of: the slot makes one like it ahead

@@ -249,6 +249,7 @@ func (c *Cmd) makeGroup(seq uint64) error {
 		return nil
 	}
 	spec := cgroup.Spec{MemoryBytes: s.lim.Memory, Pids: s.lim.tasks(), CPUs: s.lim.CPUs}
+	s.groupSpec = spec
 	if s.kept = c.Slot.takeKept(c.Trusted, spec); s.kept != nil {
 		s.group = s.kept.g
 		return nil

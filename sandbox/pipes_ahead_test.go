@@ -11,7 +11,7 @@ import (
 // A run after another takes the pipes its slot made ahead (debug log:
 // "pipes_ahead"), and they carry its output as new ones would: stdout and
 // stderr apart, each whole. One it does not need (its stdout a file) is
-// closed: over many runs docket's descriptors stay as many.
+// closed: over many runs docket's descriptors stay about as many.
 func TestPipesAhead(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "debug.jsonl")
 	sb, err := sandbox.New(sandbox.Config{StateDir: t.TempDir(), UIDBase: 63750, DebugLog: log})
@@ -45,7 +45,9 @@ func TestPipesAhead(t *testing.T) {
 			after10 = fds()
 		}
 	}
-	if n := fds(); n != after10 {
+	// A few may come and go with the Sandbox's spares (refilled in the
+	// background); a leaked pipe a run would be 30 more.
+	if n := fds(); n > after10+4 {
 		t.Errorf("%d descriptors open after 40 runs, %d after 10: pipes made ahead leak", n, after10)
 	}
 	ahead := 0

@@ -41,6 +41,12 @@ type keptRun struct {
 	// whoever writes. joinInto says which kind they are.
 	join     []*os.File
 	joinInto bool
+	// readyFor is the spec the group was reset for when its last run
+	// gave it back (releaseKept), nil if it was not: a run of that spec
+	// takes it as it is. Nothing runs in a group given back, so its
+	// counters stay where the reset left them; a run of another spec
+	// resets it again (its limits).
+	readyFor *cgroup.Spec
 }
 
 // joinFiles are the kept group's join files for a run (see joinFiles).
@@ -92,6 +98,11 @@ func (sl *Slot) takeKept(trusted bool, spec cgroup.Spec) *keptRun {
 	k := sl.groups.take(sl, roleOf(trusted))
 	if k == nil {
 		return nil
+	}
+	ready := k.readyFor != nil && *k.readyFor == spec
+	k.readyFor = nil
+	if ready {
+		return k
 	}
 	if err := k.reset(spec); err != nil {
 		sg := &sl.groups
@@ -161,13 +172,20 @@ func (s *runState) keptEmpty() bool {
 }
 
 // releaseKept ends the run's hold on its kept group: given back when
-// keep (empty, and the run's files gone), else already removed.
+// keep (empty, and the run's files gone), reset for a next run like this
+// one off that run's path; else already removed.
 func (s *runState) releaseKept(keep bool) {
 	k := s.kept
 	if k == nil {
 		return
 	}
 	s.kept = nil
+	if keep {
+		spec := s.groupSpec
+		if k.g.Reset(spec) == nil {
+			k.readyFor = &spec
+		}
+	}
 	sg := &k.slot.groups
 	sg.mu.Lock()
 	defer sg.mu.Unlock()

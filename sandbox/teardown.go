@@ -48,6 +48,16 @@ func (t *teardowns) start(fn func()) bool {
 	return true
 }
 
+// also runs fn in the background, counted with the teardowns (Settle waits
+// for it) but never refused: for a short task each run has one of.
+func (t *teardowns) also(fn func()) {
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		fn()
+	}()
+}
+
 // endsWithTarget: the run's end is the target's, reported by PID 1 (a pid
 // namespace, PID 1's records), and nothing else of the run can outlive it
 // (a single process: seccomp refuses fork, its threads end with it) or
@@ -94,6 +104,11 @@ func (c *Cmd) netSettled() {
 // background.
 func (c *Cmd) waitEarly() (*Result, error) {
 	s := c.state
+	// First of all, in the background: the slot's next run may come
+	// soon, and a check of the network namespace left to it costs it
+	// about 30 us. The run's only process has been reaped (by PID 1,
+	// which reported its status).
+	c.Slot.teardowns.also(c.netSettled)
 	c.ended()
 	wall := s.targetEnd.Sub(s.start)
 	if trace := c.trace(); trace != nil {
@@ -109,15 +124,9 @@ func (c *Cmd) waitEarly() (*Result, error) {
 	s.classify(res, st, s.diskPassed())
 	s.settleRun(res, stErr)
 	// What the slot's next run needs before this one's teardown, in the
-	// background only (never on this caller's path): its network
-	// namespace checked (the run's only process has been reaped, by PID
-	// 1, which reported its status), then its space, once a host box has
-	// had what the run changed copied back. The caller's next run may
-	// come soon; a check left to it costs it about 30 us.
-	c.Slot.teardowns.start(func() {
-		c.netSettled()
-		c.makeAhead()
-	})
+	// background only (never on this caller's path): its space, once a
+	// host box has had what the run changed copied back, and its pipes.
+	c.Slot.teardowns.start(c.makeAhead)
 	teardown := func() {
 		s.watchers.Wait() // they read the cgroup and the space
 		s.process.Wait()
