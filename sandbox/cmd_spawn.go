@@ -275,12 +275,7 @@ func (c *Cmd) handshake(p *pipes) error {
 		s.statusPipe = p.statR
 		return nil
 	}
-	go func() {
-		defer close(s.records)
-		if c.readRecords(p.statR) {
-			io.Copy(io.Discard, p.statR) // to EOF: PID 1 has exited
-		}
-	}()
+	go func() { c.endRecords(p.statR, c.readRecords(p.statR)) }()
 	return nil
 }
 
@@ -297,13 +292,16 @@ func (c *Cmd) readStatusNow() {
 		return
 	}
 	s.statusPipe = nil
-	got := c.readRecords(r)
-	go func() {
-		defer close(s.records)
-		if got {
-			io.Copy(io.Discard, r)
-		}
-	}()
+	go c.endRecords(r, c.readRecords(r)) // readRecords here, in Wait
+}
+
+// endRecords reads PID 1's records to EOF (PID 1 exits after the status:
+// got) and closes s.records.
+func (c *Cmd) endRecords(r io.Reader, got bool) {
+	defer close(c.state.records)
+	if got {
+		io.Copy(io.Discard, r)
+	}
 }
 
 // readRecords reads PID 1's framed records until the target's wait

@@ -37,14 +37,10 @@ func (t *teardowns) start(fn func()) bool {
 	default:
 		return false
 	}
-	t.wg.Add(1)
-	go func() {
-		defer func() {
-			<-t.sem
-			t.wg.Done()
-		}()
+	t.also(func() {
+		defer func() { <-t.sem }()
 		fn()
-	}()
+	})
 	return true
 }
 

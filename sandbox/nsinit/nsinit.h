@@ -151,7 +151,7 @@ const char *dk_strerror(int e);
 
 /* request.c: decode len bytes of records into *req (0), or set dk_errmsg (-1). */
 int dk_parse_request(const unsigned char *buf, size_t len, struct dk_request *req);
-void dk_free_request(struct dk_request *req); /* for the Go tests; the helper never frees */
+void dk_free_request(struct dk_request *req); /* the zygote and the Go tests; a helper never frees */
 
 /* rootfs.c: build the new root and pivot into it; cwd is "/" afterwards. */
 int dk_build_rootfs(const struct dk_rootfs *r);

@@ -38,11 +38,17 @@ var HelperCalls = []string{"mount", "umount2", "move_mount", "open_tree", "setns
 // PreFilter is the filter a spare helper loads before its run is known:
 // stacked with Delta(opts) it is the filter of a run of opts.
 var PreFilter = sync.OnceValues(func() (load.Program, error) {
-	raw, err := compactBase(basePolicy(preDenials()))
+	raw, err := preBase()
 	if err != nil {
 		return nil, err
 	}
 	return toProgram(withCloneCheck(raw, false)), nil
+})
+
+// preBase is the pre-filter's base, compacted, without the clone check:
+// what PreFilter loads it behind, and what Delta is taken against.
+var preBase = sync.OnceValues(func() ([]bpf.RawInstruction, error) {
+	return compactBase(basePolicy(preDenials()))
 })
 
 // preDenials are the loosest kind of run's denials (denials of the zero
@@ -69,15 +75,15 @@ func Delta(opts Options) (Programs, error) {
 	if p, ok := deltas[opts]; ok {
 		return p, nil
 	}
-	run, err := compactBase(basePolicy(denials(opts)))
+	own, err := compactBase(basePolicy(denials(opts)))
 	if err != nil {
 		return nil, err
 	}
-	pre, err := compactBase(basePolicy(preDenials()))
+	pre, err := preBase()
 	if err != nil {
 		return nil, err
 	}
-	d, ok := delta(run, pre)
+	d, ok := delta(own, pre)
 	if !ok {
 		return nil, fmt.Errorf("seccomp: no delta of the pre-filter for %+v", opts)
 	}
@@ -89,21 +95,21 @@ func Delta(opts Options) (Programs, error) {
 }
 
 // delta is a filter that, stacked on pre, gives every call (architecture
-// and number) the verdict of run: run's verdict where pre's differs,
-// else Allow. Both must decide on the architecture and the number alone
-// (compact's subset), and pre must be nowhere stricter than run, which no
-// filter loaded after it could undo. Checked at every breakpoint of
-// either.
-func delta(run, pre []bpf.RawInstruction) ([]bpf.RawInstruction, bool) {
-	ra, rn, ok1 := breakpoints(run)
+// and number) the verdict of own, the run's filter: own's verdict where
+// pre's differs, else Allow. Both must decide on the architecture and the
+// number alone (compact's subset), and pre must be nowhere stricter than
+// own, which no filter loaded after it could undo. Checked at every
+// breakpoint of either.
+func delta(own, pre []bpf.RawInstruction) ([]bpf.RawInstruction, bool) {
+	oa, on, ok1 := breakpoints(own)
 	pa, pn, ok2 := breakpoints(pre)
 	if !ok1 || !ok2 {
 		return nil, false
 	}
-	archPts, nrPts := union(ra, pa), union(rn, pn)
+	archPts, nrPts := union(oa, pa), union(on, pn)
 	out, ok := byVerdicts(archPts, nrPts, func(a, n uint32) (uint32, bool) {
-		vr, ok1 := runProg(run, a, n)
-		vp, ok2 := runProg(pre, a, n)
+		vr, ok1 := run(own, a, n)
+		vp, ok2 := run(pre, a, n)
 		switch {
 		case !ok1 || !ok2 || action(vp) < action(vr):
 			return 0, false
@@ -117,9 +123,9 @@ func delta(run, pre []bpf.RawInstruction) ([]bpf.RawInstruction, bool) {
 	}
 	for _, a := range archPts {
 		for _, n := range nrPts {
-			want, _ := runProg(run, a, n)
-			vp, _ := runProg(pre, a, n)
-			vd, ok := runProg(out, a, n)
+			want, _ := run(own, a, n)
+			vp, _ := run(pre, a, n)
+			vd, ok := run(out, a, n)
 			if !ok || Stacked(vp, vd) != want {
 				return nil, false
 			}
@@ -127,9 +133,6 @@ func delta(run, pre []bpf.RawInstruction) ([]bpf.RawInstruction, bool) {
 	}
 	return out, true
 }
-
-// runProg is run, the interpreter of compact's subset.
-func runProg(prog []bpf.RawInstruction, arch, nr uint32) (uint32, bool) { return run(prog, arch, nr) }
 
 // Stacked is the verdict of two stacked filters as the kernel combines
 // them: the newer filter's, unless the older one's action is strictly
