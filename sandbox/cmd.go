@@ -93,36 +93,37 @@ type Cmd struct {
 // found, and how it ended. Kept apart from Cmd so that Cmd's fields are
 // only what a caller sets, as in os/exec.
 type runState struct {
-	lim        Limits          // Cmd.Limits with defaults
-	process    *os.Process     // the helper
-	pgid       bool            // the helper leads a process group (no pid namespace)
-	fast       bool            // Start asks the zygote for the helper first
-	single     bool            // seccomp refuses fork: the target is the run's only process
-	filter     seccomp.Options // what the run's seccomp filter is made for
-	group      cgroup.Group
-	kept       *keptRun    // group is the slot's kept group (slotgroups.go)
-	groupSpec  cgroup.Spec // what group was made or reset for
-	tmpBox     string
-	space      *space         // the box and /tmp, with a mount namespace
-	spaceKey   *spaceKey      // what space is made of: the slot makes one like it ahead
-	pipesAhead *pipeSet       // the pipes made for this run ahead (pipes_ahead.go), or nil
-	net        *netNS         // the slot's network namespace the run entered, or nil
-	netEntry   uint64         // the run's entry number in it (Slot.netSettled)
-	watchers   sync.WaitGroup // watchdogs that use state cleanup frees
-	start      time.Time      // the ready byte: the target's start
-	done       chan struct{}  // closed by Wait: the watchdogs end
-	timer      *time.Timer    // the wall-clock watchdog
-	refill     func()         // the zygote's refill for the spare this run took, once (refillSpares)
-	refillAt   *time.Timer    // refills during a run that lasts
-	copiers    sync.WaitGroup
-	closers    []io.Closer
-	stdout     *capped
-	stderr     *capped
-	killMu     sync.Mutex
-	killed     Status
-	killSrc    string
-	killedAt   time.Time // the first kill: when a run the sandbox ended ended
-	setupErr   string
+	lim         Limits          // Cmd.Limits with defaults
+	process     *os.Process     // the helper
+	pgid        bool            // the helper leads a process group (no pid namespace)
+	fast        bool            // Start asks the zygote for the helper first
+	single      bool            // seccomp refuses fork: the target is the run's only process
+	filter      seccomp.Options // what the run's seccomp filter is made for
+	group       cgroup.Group
+	kept        *keptRun    // group is the slot's kept group (slotgroups.go)
+	groupSpec   cgroup.Spec // what group was made or reset for
+	tmpBox      string
+	space       *space         // the box and /tmp, with a mount namespace
+	spaceKey    *spaceKey      // what space is made of: the slot makes one like it ahead
+	pipesAhead  *pipeSet       // the pipes made for this run ahead (pipes_ahead.go), or nil
+	net         *netNS         // the slot's network namespace the run entered, or nil
+	netEntry    uint64         // the run's entry number in it (Slot.netSettled)
+	watchers    sync.WaitGroup // watchdogs that use state cleanup frees
+	start       time.Time      // the ready byte: the target's start
+	pollers     []*poller      // the CPU and disk watchdogs
+	stopContext func()         // ends the context's watchdog, or nil
+	timer       *time.Timer    // the wall-clock watchdog
+	refill      func()         // the zygote's refill for the spare this run took, once (refillSpares)
+	refillAt    *time.Timer    // refills during a run that lasts
+	copiers     sync.WaitGroup
+	closers     []io.Closer
+	stdout      *capped
+	stderr      *capped
+	killMu      sync.Mutex
+	killed      Status
+	killSrc     string
+	killedAt    time.Time // the first kill: when a run the sandbox ended ended
+	setupErr    string
 	// the init protocol (TargetIsChildOfInit): what PID 1 reported
 	records    chan struct{} // closed when the status pipe reached EOF
 	gotStatus  chan struct{} // closed when PID 1's TargetStatus arrived

@@ -103,7 +103,6 @@ func (c *Cmd) begin() error {
 	}
 	s := c.state
 	s.lim = c.Limits.withDefaults()
-	s.done = make(chan struct{})
 	s.debugRec = debugRecord{Argv: c.Args, Level: c.caps().Level.String(), Slot: c.Slot.N, Trusted: c.Trusted}
 	return nil
 }

@@ -9,18 +9,17 @@ import (
 
 // armWatchdogs starts what ends a run at a limit: the wall clock, the
 // CPU time (the rlimit is only a backstop), the writable space and the
-// context. Wait stops them (done, watchers).
+// context. Wait stops them (endWatchdogs); the teardown waits for them
+// (watchers) before the cgroup and the space go.
 func (c *Cmd) armWatchdogs() {
 	s := c.state
 	s.timer = time.AfterFunc(s.lim.WallTime, func() { c.kill(TLE, SourceWall) })
 	s.refillAt = time.AfterFunc(refillDuring, s.refill)
 	if s.group != nil && c.caps().cgroups.Usable(cgroup.CPU) {
-		s.watchers.Add(1)
-		go c.watchCPU(s.group)
+		s.pollers = append(s.pollers, c.watchCPU(s.group))
 	}
 	if s.space != nil {
-		s.watchers.Add(1)
-		go c.watchDisk(s.space)
+		s.pollers = append(s.pollers, c.watchDisk(s.space))
 	}
 	c.watchContext()
 }
@@ -39,7 +38,12 @@ func (c *Cmd) stopWatchdogs() {
 // it before the cgroup and the space go.
 func (c *Cmd) endWatchdogs() {
 	s := c.state
-	close(s.done)
+	for _, p := range s.pollers {
+		p.stop()
+	}
+	if s.stopContext != nil {
+		s.stopContext()
+	}
 	s.timer.Stop()
 	s.refillAt.Stop()
 }
@@ -61,22 +65,14 @@ func (c *Cmd) refillSpares() { c.state.refill() }
 const diskPoll = 20 * time.Millisecond
 
 // watchDisk ends the run as OLE "disk" once it has passed its disk limit.
-func (c *Cmd) watchDisk(sp *space) {
-	s := c.state
-	defer s.watchers.Done()
-	t := time.NewTicker(diskPoll)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.done:
-			return
-		case <-t.C:
-			if over, err := sp.passed(); err == nil && over {
-				c.kill(OLE, SourceDisk)
-				return
-			}
+func (c *Cmd) watchDisk(sp *space) *poller {
+	return startPoller(&c.state.watchers, diskPoll, func() (time.Duration, bool) {
+		if over, err := sp.passed(); err == nil && over {
+			c.kill(OLE, SourceDisk)
+			return 0, false
 		}
-	}
+		return diskPoll, true
+	})
 }
 
 // kill ends the whole tree and records why, once: the first limit hit is
@@ -113,33 +109,28 @@ func (c *Cmd) killTree() {
 	}
 }
 
-// watchCPU polls the cgroup's CPU time, sleeping as long as the remaining
-// budget allows at full speed on every CPU, so a run is stopped within a few
-// milliseconds of its limit with few reads. It gets the group as an
-// argument: Wait's cleanup sets the run's group to nil, possibly before this
-// goroutine first runs (a short run), and a read of a removed group only
-// fails.
-func (c *Cmd) watchCPU(group cgroup.Group) {
-	s := c.state
-	defer s.watchers.Done() // a slot's kept group goes on to its next run
-	limit := s.lim.CPUTime
+// watchCPU polls the cgroup's CPU time, waiting as long as the remaining
+// budget allows at full speed on every CPU, so a run is stopped within a
+// few milliseconds of its limit with few reads; the first read comes when
+// even a run that used every CPU from its start could have used the
+// whole budget (nothing is read at the start, when nothing has been
+// used). It gets the group as an argument: Wait's cleanup sets the run's
+// group to nil, and a read of a removed group only fails.
+func (c *Cmd) watchCPU(group cgroup.Group) *poller {
+	limit := c.state.lim.CPUTime
 	ncpu := time.Duration(ncpus())
-	for {
+	return startPoller(&c.state.watchers, cpuPoll(limit, ncpu), func() (time.Duration, bool) {
 		used, err := group.CPUUsage()
 		if err == nil && used > limit {
 			c.kill(TLE, SourceCPU)
-			return
+			return 0, false
 		}
-		sleep := (limit - used) / ncpu
-		if sleep < 2*time.Millisecond {
-			sleep = 2 * time.Millisecond
-		} else if sleep > 100*time.Millisecond {
-			sleep = 100 * time.Millisecond
-		}
-		select {
-		case <-s.done:
-			return
-		case <-time.After(sleep):
-		}
-	}
+		return cpuPoll(limit-used, ncpu), true
+	})
+}
+
+// cpuPoll is how long ncpu CPUs take to use left of CPU time, within
+// 2 ms and 100 ms.
+func cpuPoll(left, ncpu time.Duration) time.Duration {
+	return min(max(left/ncpu, 2*time.Millisecond), 100*time.Millisecond)
 }

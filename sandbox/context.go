@@ -44,22 +44,26 @@ func (c *Cmd) startCanceled() error {
 	return c.canceledErr()
 }
 
-// watchContext kills the run when its context ends first. It counts
-// among the watchers, which Wait waits for once the run is over.
+// watchContext kills the run when its context ends first: a function
+// the context calls then (context.AfterFunc), no goroutine meanwhile. It
+// counts among the watchers, which the teardown waits for, from now until
+// endWatchdogs stops it or, if the context ended first, until the kill
+// has been made.
 func (c *Cmd) watchContext() {
 	if c.ctx == nil || c.ctx.Done() == nil {
 		return
 	}
 	s := c.state
 	s.watchers.Add(1)
-	go func() {
+	stop := context.AfterFunc(c.ctx, func() {
 		defer s.watchers.Done()
-		select {
-		case <-c.ctx.Done():
-			c.kill(SE, SourceCanceled)
-		case <-s.done:
+		c.kill(SE, SourceCanceled)
+	})
+	s.stopContext = func() {
+		if stop() {
+			s.watchers.Done() // the kill was not begun and never will be
 		}
-	}()
+	}
 }
 
 // waitErr is Wait's error for a run its context killed: set only when

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docketjudge/docket/sandbox/fswatch"
 	"github.com/docketjudge/docket/sandbox/mount"
 	"github.com/docketjudge/docket/sandbox/nsinit"
 	"github.com/docketjudge/docket/sandbox/seccomp"
@@ -29,7 +30,8 @@ import (
 
 // templateTTL bounds how long a template reflects the host's mounts: a
 // template older than this is rebuilt on its next use. (A bind source or
-// mask that is replaced, a new inode at its path, is caught on every use.)
+// mask that is replaced, a new inode at its path, is caught on every use:
+// the kernel reports it to the template's watch, or its stamp differs.)
 const templateTTL = 10 * time.Second
 
 // sparesPerTemplate is how many spare helpers wait on each template: one
@@ -62,6 +64,7 @@ type template struct {
 	built   time.Time
 	used    time.Time
 	stamps  []stamp
+	watch   *fswatch.Watch // the bind sources and masks marked, or nil: the stamps are taken again
 	spares  []*spare
 	refills int  // spares being forked
 	dropped bool // no longer in use: spares forked for it are discarded
@@ -110,6 +113,9 @@ func (t *template) fresh(now time.Time) bool {
 	if now.Sub(t.built) > templateTTL {
 		return false
 	}
+	if t.watch != nil {
+		return !t.watch.Changed()
+	}
 	for _, s := range t.stamps {
 		if takeStamp(s.path, s.follow) != s {
 			return false
@@ -117,6 +123,33 @@ func (t *template) fresh(now time.Time) bool {
 	}
 	return true
 }
+
+// watchRoot marks a template's bind sources (what each names, as lstat
+// sees it) and masks (what each resolves to), so that fresh needs no
+// stat of them; nil where one cannot be marked (fswatch.ErrNotWatchable,
+// no inotify): fresh then takes the stamps again.
+func watchRoot(binds []mount.Bind, masks []string) *fswatch.Watch {
+	if !roomToHold() {
+		return nil
+	}
+	w, err := fswatch.New()
+	if err != nil {
+		return nil
+	}
+	for _, b := range binds {
+		err = errors.Join(err, w.Path(b.Source))
+	}
+	for _, m := range masks {
+		err = errors.Join(err, w.Target(m))
+	}
+	if err != nil {
+		w.Close()
+		return nil
+	}
+	return w
+}
+
+func (t *template) close() { t.watch.Close() }
 
 // fastEligible: the Sandbox can use the zygote at all.
 func (s *Sandbox) fastEligible() bool {
@@ -353,7 +386,9 @@ func (f *fastPath) template(s *Sandbox, binds []mount.Bind) *template {
 	}
 	f.nextID++
 	t := &template{id: f.nextID, built: now, used: now}
-	// Stamps before the build: a change in between is seen on first use.
+	// Marks and stamps before the build: a change in between is seen on
+	// first use.
+	t.watch = watchRoot(abs, s.masks)
 	for _, b := range abs {
 		t.stamps = append(t.stamps, takeStamp(b.Source, false))
 	}
@@ -362,6 +397,7 @@ func (f *fastPath) template(s *Sandbox, binds []mount.Bind) *template {
 	}
 	err := f.z.BuildTemplate(t.id, &mount.Rootfs{MountPoint: s.root, Binds: abs, Masks: s.masks, DevByBind: !s.caps.Root})
 	if err != nil {
+		t.close()
 		// A root that does not build is reported by the exec'd helper's
 		// full build, with the same message; a zygote that is gone is
 		// started again next time.
@@ -392,6 +428,7 @@ func (f *fastPath) dropLocal(key string) {
 	t := f.templates[key]
 	delete(f.templates, key)
 	t.dropped = true
+	t.close()
 	for _, sp := range t.spares {
 		sp.discard()
 	}

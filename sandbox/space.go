@@ -43,6 +43,7 @@ type space struct {
 	limit  usage             // what the run may add to it
 	copied map[string]stamp2 // the box's regular files as docket copied them in
 	dirs   map[string]stamp2 // and its directories beneath it, once filled
+	cloned []*os.File        // box and /tmp cloned ahead (cloneAhead), for clones to hand out
 }
 
 // usage is what a tmpfs holds: bytes of its blocks, and inodes.
@@ -164,6 +165,26 @@ var splitRefused atomic.Bool
 // where the kernel cannot clone a detached mount: the helper then gets
 // the space and splits it itself, which costs an RCU grace period.
 func (sp *space) clones() (box, tmp *os.File) {
+	if c := sp.cloned; c != nil {
+		sp.cloned = nil
+		return c[0], c[1]
+	}
+	return sp.cloneNow()
+}
+
+// cloneAhead makes the clones of a space made ahead with it, in the
+// background: two open_tree calls fewer on the path of the run that
+// takes it.
+func (sp *space) cloneAhead() {
+	if !roomToHold() {
+		return
+	}
+	if box, tmp := sp.cloneNow(); box != nil {
+		sp.cloned = []*os.File{box, tmp}
+	}
+}
+
+func (sp *space) cloneNow() (box, tmp *os.File) {
 	if splitRefused.Load() {
 		return nil, nil
 	}
@@ -187,8 +208,12 @@ func (sp *space) clones() (box, tmp *os.File) {
 // off the caller's path: the memory is freed a moment later either way.
 func (sp *space) close() {
 	if sp.mnt != nil {
-		go sp.mnt.Close()
-		sp.mnt = nil
+		mnt, cloned := sp.mnt, sp.cloned
+		go func() {
+			closeAll(cloned)
+			mnt.Close()
+		}()
+		sp.mnt, sp.cloned = nil, nil
 	}
 }
 

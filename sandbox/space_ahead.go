@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docketjudge/docket/sandbox/fswatch"
 	"golang.org/x/sys/unix"
 )
 
@@ -18,10 +19,13 @@ import (
 // run that ends with its target therefore has its slot make the space
 // for a next run like it in its teardown, in the background, and the
 // next run's Start takes it if it fits: the same source, limits and
-// owner, and a source that has not changed since (every entry's identity
-// as it was before the copy, checked again: an entry written to, added,
-// removed or replaced makes the space be made afresh). A space made
-// ahead has never been seen by a run, and serves one.
+// owner, and a source that has not changed since (an entry written to,
+// added, removed or replaced makes the space be made afresh). The source
+// is marked for the kernel to report such a change (package fswatch)
+// before it is stamped and copied, so that the run's check reads no
+// entry; where it cannot be marked, every entry's identity as it was
+// before the copy is checked again. A space made ahead has never been
+// seen by a run, and serves one.
 
 // spaceKey is what a space is made of, but for its source's contents.
 type spaceKey struct {
@@ -37,6 +41,40 @@ type readySpace struct {
 	key    spaceKey
 	sp     *space
 	source []entryStamp
+	watch  *fswatch.Watch // the source marked, or nil: the stamps are taken again
+}
+
+// unchanged reports whether the source is as it was when the space was
+// made.
+func (r *readySpace) unchanged() bool {
+	if r.watch != nil {
+		return !r.watch.Changed()
+	}
+	now, err := stampTree(r.key.source())
+	return err == nil && slices.Equal(now, r.source)
+}
+
+// close lets the space and the watch go.
+func (r *readySpace) close() {
+	r.sp.close()
+	r.watch.Close()
+}
+
+// watchSource marks a box's source tree, or nil where it cannot be
+// marked (or there is none: an empty box has nothing to change).
+func watchSource(dir string) *fswatch.Watch {
+	if dir == "" || !roomToHold() {
+		return nil
+	}
+	w, err := fswatch.New()
+	if err != nil {
+		return nil
+	}
+	if err := w.Tree(dir); err != nil {
+		w.Close()
+		return nil
+	}
+	return w
 }
 
 // entryStamp is one entry of a box's source tree: what identifies its
@@ -82,12 +120,11 @@ func (a *aheadSpace) take(key spaceKey) *space {
 	if r == nil {
 		return nil
 	}
-	if r.key == key {
-		if now, err := stampTree(key.source()); err == nil && slices.Equal(now, r.source) {
-			return r.sp
-		}
+	if r.key == key && r.unchanged() {
+		r.watch.Close()
+		return r.sp
 	}
-	r.sp.close()
+	r.close()
 	return nil
 }
 
@@ -101,24 +138,31 @@ func (a *aheadSpace) make(key spaceKey) {
 	if have {
 		return
 	}
-	source, err := stampTree(key.source()) // before the copy: a change meanwhile is seen at take
+	// Marked, then stamped, then copied: a change meanwhile is seen at
+	// take.
+	watch := watchSource(key.source())
+	source, err := stampTree(key.source())
 	if err != nil || sourceUsage(source).bytes > maxAhead || racy(source, time.Now()) {
+		watch.Close()
 		return
 	}
 	sp, err := newSpaceOf(key, source)
 	if err != nil {
+		watch.Close()
 		return
 	}
+	sp.cloneAhead()
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	r := &readySpace{key: key, sp: sp, source: source, watch: watch}
 	if a.off {
-		sp.close()
+		r.close()
 		return
 	}
 	if a.ready != nil {
-		a.ready.sp.close()
+		a.ready.close()
 	}
-	a.ready = &readySpace{key: key, sp: sp, source: source}
+	a.ready = r
 }
 
 // close lets the space made ahead go and makes no more (Slot.Release).
@@ -127,7 +171,7 @@ func (a *aheadSpace) close() {
 	defer a.mu.Unlock()
 	a.off = true
 	if a.ready != nil {
-		a.ready.sp.close()
+		a.ready.close()
 		a.ready = nil
 	}
 }
