@@ -93,9 +93,17 @@ const maxAhead = 64 << 20
 
 // aheadSpace is a slot's space made ahead, one at most.
 type aheadSpace struct {
-	mu    sync.Mutex
-	ready *readySpace
-	off   bool // the slot is released
+	mu     sync.Mutex
+	ready  *readySpace
+	making *making // a make under way, or nil
+	off    bool    // the slot is released
+}
+
+// making is a make under way: the key it makes a space for, and closed
+// when it has ended.
+type making struct {
+	key  spaceKey
+	done chan struct{}
 }
 
 func keyOf(c *Cmd, lim Limits, uid, gid int) spaceKey {
@@ -111,9 +119,16 @@ func (k spaceKey) source() string {
 
 // take returns the space made ahead for key if there is one and its
 // source has not changed since, else nil; a space that does not fit is
-// let go.
+// let go. A make for key under way is waited for: begun with the last
+// run's teardown, it ends sooner than a space made now (a judge's next
+// test often starts before it has ended).
 func (a *aheadSpace) take(key spaceKey) *space {
 	a.mu.Lock()
+	if m := a.making; a.ready == nil && m != nil && m.key == key {
+		a.mu.Unlock()
+		<-m.done
+		a.mu.Lock()
+	}
 	r := a.ready
 	a.ready = nil
 	a.mu.Unlock()
@@ -133,11 +148,19 @@ func (a *aheadSpace) take(key spaceKey) *space {
 // makes its own and reports why).
 func (a *aheadSpace) make(key spaceKey) {
 	a.mu.Lock()
-	have := a.off || (a.ready != nil && a.ready.key == key)
-	a.mu.Unlock()
-	if have {
+	if a.off || a.making != nil || (a.ready != nil && a.ready.key == key) {
+		a.mu.Unlock()
 		return
 	}
+	m := &making{key: key, done: make(chan struct{})}
+	a.making = m
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.making = nil
+		a.mu.Unlock()
+		close(m.done)
+	}()
 	// Marked, then stamped, then copied: a change meanwhile is seen at
 	// take.
 	watch := watchSource(key.source())
