@@ -29,6 +29,14 @@ import (
 // ErrNotWatchable is the error of a path a Watch cannot follow.
 var ErrNotWatchable = errors.New("fswatch: a symbolic link on the path")
 
+// ErrTooLarge is the error of a tree of more than MaxTreeEntries entries:
+// the host's inotify marks are few (fs.inotify.max_user_watches, shared
+// by every program of the user), and such a tree is stamped instead.
+var ErrTooLarge = errors.New("fswatch: too many entries to mark")
+
+// MaxTreeEntries bounds the marks of one Tree.
+const MaxTreeEntries = 256
+
 // A Watch is a set of marks, and whether anything marked has changed
 // since it was marked. Its methods may be called from any goroutine.
 type Watch struct {
@@ -106,9 +114,13 @@ func (w *Watch) Tree(root string) error {
 	if err := w.Path(root); err != nil {
 		return err
 	}
+	n := 0
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if n++; n > MaxTreeEntries {
+			return ErrTooLarge
 		}
 		return w.add(p, treeEvents, mark{any: true})
 	})

@@ -2,6 +2,7 @@ package fswatch
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -155,5 +156,19 @@ func TestPathSeesReplacement(t *testing.T) {
 	}
 	if err := w.Target(bin); err != nil {
 		t.Errorf("Target of a directory: %v", err)
+	}
+}
+
+// A tree of more entries than MaxTreeEntries is refused, not half marked.
+func TestTreeTooLarge(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < MaxTreeEntries; i++ {
+		must(t, os.WriteFile(filepath.Join(dir, fmt.Sprint(i)), nil, 0o644))
+	}
+	w, err := New()
+	must(t, err)
+	defer w.Close()
+	if err := w.Tree(dir); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("Tree of %d entries: %v, want ErrTooLarge", MaxTreeEntries+1, err)
 	}
 }
