@@ -168,6 +168,9 @@ func (c *Cmd) spawn(req *nsinit.Request, binds []mount.Bind, p *pipes) (func(), 
 			return refill, err
 		}
 	}
+	if requestHook != nil {
+		requestHook(req)
+	}
 	// The request goes before anything else: the helper is waiting for
 	// it, and the child's ends can be closed while it works.
 	err := nsinit.WriteRequest(p.reqW, req)
@@ -184,6 +187,10 @@ func (c *Cmd) spawn(req *nsinit.Request, binds []mount.Bind, p *pipes) (func(), 
 	c.mark("helper: fork (or exec)")
 	return refill, nil
 }
+
+// requestHook, set by tests alone (export_test.go), sees each request
+// as it goes to the helper, and may change it.
+var requestHook func(*nsinit.Request)
 
 // spawnFast takes the helper from the zygote (fastpath.go). Without one
 // ready it leaves s.process nil and req as it is: the helper is exec'd.

@@ -1,5 +1,14 @@
 package sandbox
 
+import "github.com/docketjudge/docket/sandbox/nsinit"
+
+// SetRequestHook has f see (and change) each request as it goes to the
+// helper, until the returned function restores none.
+func SetRequestHook(f func(*nsinit.Request)) (restore func()) {
+	requestHook = f
+	return func() { requestHook = nil }
+}
+
 // ZygotePid is the pid of the Sandbox's zygote, 0 if none runs.
 func ZygotePid(s *Sandbox) int {
 	s.fast.mu.Lock()

@@ -48,12 +48,6 @@
 
 #include "nsinit.h"
 
-#ifndef SYS_close_range
-#define SYS_close_range 436
-#endif
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)
-#endif
 
 /* ---- errors ---- */
 
@@ -287,11 +281,12 @@ static const char *enter_netns(struct dk_request *r)
 
 /*
  * The setup is split at the fork. What needs root inside the new
- * namespaces (the new root, the hostname) happens before the ready byte,
- * in the process that becomes PID 1. Everything that concerns the target
- * alone (its uid, pdeathsig, cwd, program, rlimits, descriptors, seccomp,
- * signal dispositions) happens in the forked child, PID 2, just before
- * execve.
+ * namespaces (the network namespace, the new root, the hostname) happens
+ * before the ready byte, in the process that becomes PID 1. Everything
+ * that concerns the target alone (its cgroup, rlimits, uid, pdeathsig,
+ * descriptors, seccomp, cwd, program) happens in the forked child, PID 2
+ * (target.c), which a spare forks early, to set itself up while PID 1
+ * does its part.
  *
  * Why a child and not PID 1 itself: the kernel does not deliver to a pid
  * namespace's init the signals that the init's own namespace sends it with
@@ -302,9 +297,6 @@ static const char *enter_netns(struct dk_request *r)
  */
 static const char *setup_root(struct dk_request *r, int forked)
 {
-	const char *st = enter_netns(r);
-	if (st)
-		return st;
 	if (r->has_rootfs) {
 		if (r->rootfs.template) {
 			if (!forked) {
@@ -322,21 +314,19 @@ static const char *setup_root(struct dk_request *r, int forked)
 	return NULL;
 }
 
-/* Switches to the run's uid (also used by init, which needs no root while
- * it waits). The order: groups, then gid, then uid. */
-static const char *drop_to(struct dk_request *r)
+/*
+ * PID 1 needs nothing of root to wait: it gives it up, quietly (an
+ * early target may be wording its own failure meanwhile, in memory they
+ * share: nothing here allocates or sets errno). The order: groups, then
+ * gid, then uid; pdeathsig after, since the switch clears it.
+ */
+static void init_drop_root(const struct dk_request *r)
 {
-	if (r->uid < 0)
-		return NULL;
-	if (setgroups(0, NULL) < 0)
-		return sys_fail(errno, "setgroups");
-	gid_t g = (gid_t)r->gid;
-	if (setresgid(g, g, g) < 0)
-		return sys_fail(errno, "setresgid");
-	uid_t u = (uid_t)r->uid;
-	if (setresuid(u, u, u) < 0)
-		return sys_fail(errno, "setresuid");
-	return NULL;
+	if (r->uid >= 0 && (dk_sys(SYS_setgroups, 0, 0, 0, 0, 0) < 0 ||
+			    dk_sys(SYS_setresgid, r->gid, r->gid, r->gid, 0, 0) < 0 ||
+			    dk_sys(SYS_setresuid, r->uid, r->uid, r->uid, 0, 0) < 0))
+		return;
+	dk_sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 }
 
 /*
@@ -368,76 +358,6 @@ static const char *check_target(struct dk_request *r, const char **path, const c
 	return NULL;
 }
 
-/*
- * The target moves itself into the run's cgroup, one write of "0" (the
- * writer) to each join file the parent opened (v1 `tasks`: the target
- * is one thread, and that file moves it without the kernel's global
- * threadgroup lock; v2 cgroup.procs). The permission
- * check is made against the opener's credentials (docket's), and from
- * here on everything the target does is charged to the run. A target
- * started in the group (joined) writes nothing; with cgroup_into the
- * last descriptor is the group's directory, not a file to write, and the
- * target then makes a cgroup namespace of its own, rooted at the group
- * (the helper has none: see start_target).
- */
-static const char *join_cgroups(struct dk_request *r, int joined)
-{
-	int files = r->ncgroup_fds - (r->cgroup_into ? 1 : 0);
-	for (int i = 0; !joined && i < files; i++) {
-		ssize_t n;
-		do
-			n = write(DK_CGROUP_FD + i, "0", 1);
-		while (n < 0 && errno == EINTR);
-		if (n != 1)
-			return sys_fail(n < 0 ? errno : EIO, "cgroup join");
-	}
-	if (r->cgroup_into && unshare(CLONE_NEWCGROUP) < 0)
-		return sys_fail(errno, "cgroup namespace");
-	return NULL;
-}
-
-/*
- * The target's side, in the forked child, in order:
- *   - the run's cgroup first, so that all that follows is the run's;
- *   - rlimits next, still as root: every limit is set explicitly, and
- *     raising a hard limit above the worker's own (a worker started under
- *     ulimit -v) needs CAP_SYS_RESOURCE, which the uid switch drops. No
- *     step after them runs into them: setresuid only notes RLIMIT_NPROC,
- *     which execve checks again;
- *   - the uid switch;
- *   - pdeathsig after it, since it clears pdeathsig; the parent is init;
- *   - close_range before seccomp;
- *   - default signal dispositions and an empty mask: execve keeps ignored
- *     and blocked signals;
- *   - seccomp last: it forbids mount and friends and, for a single-process
- *     run, fork; from here on only execve follows.
- */
-static const char *setup_target(struct dk_request *r, int joined)
-{
-	const char *st = join_cgroups(r, joined);
-	if (st)
-		return st;
-	if (dk_apply_rlimits(r->rlimits, r->nrlimits) < 0)
-		return "rlimit";
-	st = drop_to(r);
-	if (st)
-		return st;
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-		return sys_fail(errno, "pdeathsig");
-	/* Every inherited descriptor above stderr closes at execve, the
-	 * status pipe included. */
-	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
-		return sys_fail(errno, "close_range");
-	/* Signal dispositions are already the defaults (default_signals);
-	 * the mask is the helper's, cleared here. */
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (r->has_seccomp && dk_install_seccomp(r->filters, r->nfilters) < 0)
-		return "seccomp";
-	return NULL;
-}
-
 /* The CLOCK_MONOTONIC time, in ns, 8 bytes little-endian: when the
  * target starts (send_ready) and when PID 1 reaped it (init_loop). */
 static void put_stamp(unsigned char b[8])
@@ -460,7 +380,7 @@ static void send_record(char kind, uint32_t v, const char *payload, size_t n)
 
 /* The child could not exec the target: one framed 'X' record, exit 127
  * (init then reports that exit as the target's status). */
-static _Noreturn void child_fail(const char *stage, const char *stage_arg)
+_Noreturn void dk_child_fail(const char *stage, const char *stage_arg)
 {
 	char buf[4096];
 	int n = snprintf(buf, sizeof buf, "%s%s: %s", stage, stage_arg ? stage_arg : "",
@@ -494,9 +414,7 @@ static _Noreturn void init_loop(struct dk_request *r, pid_t target)
 		else
 			close(fd);
 	}
-	/* Nothing of root is needed to wait: give it up. */
-	if (drop_to(r) == NULL)
-		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	init_drop_root(r);
 	for (;;) {
 		int status;
 		pid_t p = wait4(-1, &status, 0, NULL);
@@ -522,7 +440,7 @@ static _Noreturn void init_loop(struct dk_request *r, pid_t target)
  * (given back to malloc, which keeps it), 16 KiB of its own stack below
  * this frame and the top 16 KiB of the target's stack.
  */
-static char target_stack[64 << 10] __attribute__((aligned(64)));
+char dk_target_stack[DK_TARGET_STACK] __attribute__((aligned(64)));
 
 static __attribute__((noinline)) void prefault_stack(void)
 {
@@ -539,123 +457,15 @@ void dk_prefault(void)
 		free(heap);
 	}
 	prefault_stack();
-	memset(target_stack + sizeof target_stack - (16 << 10), 0, 16 << 10);
-}
-
-/* The target's side of the fork, on its own stack (see dk_helper). */
-struct target_args {
-	struct dk_request *req;
-	const char *path;
-	int joined; /* started in the run's cgroup */
-};
-
-static int target_main(void *arg)
-{
-	struct target_args *a = arg;
-	const char *stage = setup_target(a->req, a->joined);
-	if (stage)
-		child_fail(stage, NULL);
-	execve(a->path, a->req->argv, a->req->envp);
-	dk_error("%s", dk_strerror(errno));
-	child_fail("execve ", a->req->argv[0]);
-}
-
-#ifndef SYS_clone3
-#define SYS_clone3 435
-#endif
-#ifndef CLONE_INTO_CGROUP
-#define CLONE_INTO_CGROUP 0x200000000ULL
-#endif
-
-/* struct clone_args up to its cgroup field (CLONE_ARGS_SIZE_VER2). */
-struct dk_clone_args {
-	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size, cgroup;
-};
-
-#if defined(__x86_64__)
-/*
- * clone3 whose child runs fn(arg) on the stack ca gives it and exits with
- * what fn returns, as glibc's clone does for clone(2) (glibc offers no
- * clone3): the parent gets the child's pid, or -errno. fn and arg ride in
- * r12 and r13, which the syscall leaves alone in both processes; the
- * stack's top is 16-byte aligned, as the call wants.
- */
-static long clone3_run(struct dk_clone_args *ca, int (*fn)(void *), void *arg)
-{
-	register long rax __asm__("rax") = SYS_clone3;
-	register struct dk_clone_args *rdi __asm__("rdi") = ca;
-	register long rsi __asm__("rsi") = (long)sizeof *ca;
-	register int (*r12)(void *) __asm__("r12") = fn;
-	register void *r13 __asm__("r13") = arg;
-	__asm__ volatile("syscall\n\t"
-			 "test %%rax, %%rax\n\t"
-			 "jnz 1f\n\t"
-			 "xor %%ebp, %%ebp\n\t"
-			 "mov %%r13, %%rdi\n\t"
-			 "call *%%r12\n\t"
-			 "mov %%eax, %%edi\n\t"
-			 "mov $60, %%eax\n\t" /* SYS_exit */
-			 "syscall\n\t"
-			 "ud2\n"
-			 "1:"
-			 : "+r"(rax)
-			 : "r"(rdi), "r"(rsi), "r"(r12), "r"(r13)
-			 : "rcx", "r11", "memory");
-	return rax;
-}
-#endif
-
-/*
- * Starts the target: the child's pid, or -1 (errno set). It shares this
- * process's memory until its execve, and this process waits meanwhile
- * (CLONE_VM | CLONE_VFORK, as posix_spawn does): no copy of the page
- * tables and no copy-on-write faults between the fork and the exec. It
- * runs on a stack of its own and changes only what is its own
- * (credentials, rlimits, descriptors, signal dispositions, seccomp: none
- * is shared without CLONE_THREAD, CLONE_FILES or CLONE_SIGHAND), or,
- * failing, leaves a message in memory this process does not read again.
- *
- * With cgroup_into (cgroup v2, on amd64), it is in the run's group from
- * its first instruction: clone3 with CLONE_INTO_CGROUP on the group's
- * directory, which the kernel does under the read side of its
- * threadgroup lock. A write to cgroup.procs takes the write side, which
- * after a quiet spell waits for an RCU grace period (about 10 ms) and
- * stalls every fork and exit on the host meanwhile; v1 avoids it through
- * `tasks`, which v2 does not have. The kernel checks the clone against
- * the helper's cgroup namespace, which is why the helper has none of its
- * own (a namespace rooted at the zygote's group would hide the run's
- * groups beside it under nsdelegate); the target makes its own once in
- * the group. Where clone3 or the flag is refused (a kernel before 5.7, a
- * container's seccomp profile) or elsewhere than amd64, the target joins
- * by writing, as on v1.
- */
-static pid_t start_target(struct target_args *args)
-{
-#if defined(__x86_64__)
-	struct dk_request *r = args->req;
-	if (r->cgroup_into) {
-		struct dk_clone_args ca;
-		memset(&ca, 0, sizeof ca);
-		ca.flags = CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP;
-		ca.exit_signal = SIGCHLD;
-		ca.stack = (uint64_t)(uintptr_t)target_stack;
-		ca.stack_size = sizeof target_stack;
-		ca.cgroup = (uint64_t)(DK_CGROUP_FD + r->ncgroup_fds - 1);
-		args->joined = 1; /* read by the child alone, before this returns */
-		long pid = clone3_run(&ca, target_main, args);
-		if (pid > 0)
-			return (pid_t)pid;
-		args->joined = 0;
-	}
-#endif
-	return clone(target_main, target_stack + sizeof target_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, args);
+	memset(dk_target_stack + DK_TARGET_STACK - (16 << 10), 0, 16 << 10);
 }
 
 /*
  * The ready message: DK_READY and the CLOCK_MONOTONIC time, in ns, 8
- * bytes little-endian, just before the target is forked. The parent's
- * wall clock starts then, not when it reads the message: on a busy
- * machine the parent may read it after the target has run.
+ * bytes little-endian, just before the target is forked or, forked
+ * early, told go. The parent's wall clock starts then, not when it reads
+ * the message: on a busy machine the parent may read it after the target
+ * has run.
  */
 static int send_ready(void)
 {
@@ -670,31 +480,63 @@ _Noreturn void dk_report_setup_error(const char *stage)
 	report(DK_SETUP_ERROR, stage, NULL);
 }
 
+/*
+ * Whether the target is forked early (target.c): by a spare, whose root
+ * is its template's and whose own setup only attaches the box and /tmp
+ * to it, on amd64 (where the target's system calls leave errno alone). A
+ * helper that builds a whole root pivots into it, which comes before its
+ * target exists.
+ */
+static int fork_early(const struct dk_request *r, int forked)
+{
+#if defined(__x86_64__)
+	return forked && r->has_rootfs && r->rootfs.template;
+#else
+	(void)r, (void)forked;
+	return 0;
+#endif
+}
+
+/*
+ * Ready: the parent learns that the target starts now. Nothing of the
+ * parent's is needed any more: the target joins the run's cgroup itself,
+ * so this process, its memory and its setup time stay outside it, and
+ * the target starts without a round trip. Forked early, the target has
+ * set itself up meanwhile (or failed, which it reports after go).
+ */
 _Noreturn void dk_helper(int forked)
 {
-	struct dk_request req;
+	static struct dk_request req; /* the target reads it, forked early */
+	static struct dk_target t;
 	if (read_request(&req) < 0)
 		report(DK_SETUP_ERROR, "read request", NULL);
-	const char *stage = setup_root(&req, forked);
+	const char *stage = enter_netns(&req), *path = NULL, *stage_arg = NULL;
 	if (stage)
 		report(DK_SETUP_ERROR, stage, NULL);
-	const char *path = NULL, *stage_arg = NULL;
-	stage = check_target(&req, &path, &stage_arg);
-	if (stage)
+	t.req = &req;
+	t.early = fork_early(&req, forked);
+	pid_t child = -1;
+	if (t.early && (child = dk_start_target(&t)) < 0)
+		t.early = 0; /* forked after, as any helper's: a failure is its */
+	stage = setup_root(&req, forked);
+	if (!stage)
+		stage = check_target(&req, &path, &stage_arg);
+	if (stage) {
+		if (t.early)
+			dk_abort_target(&t);
 		report(DK_SETUP_ERROR, stage, stage_arg);
-
-	/* Ready: the parent learns that the target starts now. Nothing of
-	 * the parent's is needed any more: the target joins the run's cgroup
-	 * itself (join_cgroups), so this process, its memory and its setup
-	 * time stay outside it, and the target starts without a round trip. */
+	}
 	if (send_ready() < 0)
-		_exit(1);
-
-	struct target_args args = {&req, path, 0};
-	pid_t child = start_target(&args);
-	if (child < 0) {
-		dk_error("%s", dk_strerror(errno));
-		child_fail("fork", NULL);
+		_exit(1); /* an early target ends with the namespace */
+	if (!t.early) {
+		t.go = 1;
+		t.path = path;
+		if ((child = dk_start_target(&t)) < 0) {
+			dk_error("%s", dk_strerror(errno));
+			dk_child_fail("fork", NULL);
+		}
+	} else {
+		dk_release_target(&t, path);
 	}
 	init_loop(&req, child);
 }

@@ -15,9 +15,21 @@
 #ifndef DOCKET_NSINIT_H
 #define DOCKET_NSINIT_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
 #include <linux/filter.h>
+
+/* Older C library headers lack these. */
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
 
 #define DK_ARG0 "docket-sandbox-init"        /* nsinit.Arg0 */
 #define DK_PROBE_ARG0 "docket-sandbox-probe" /* nsinit.ProbeArg0 */
@@ -181,9 +193,64 @@ _Noreturn void dk_report_setup_error(const char *stage);
 /* zygote.c */
 _Noreturn void dk_zygote(void);
 
-/* rlimit.c, seccomp.c */
-int dk_apply_rlimits(const struct dk_rlimit *l, size_t n);
+/*
+ * A system call that leaves errno alone: its result, or -errno. The
+ * target's setup makes its calls so while it shares PID 1's memory (and
+ * so its errno) and both run (target.c).
+ */
+static inline long dk_sys(long nr, long a, long b, long c, long d, long e)
+{
+#if defined(__x86_64__)
+	register long rax __asm__("rax") = nr;
+	register long rdi __asm__("rdi") = a;
+	register long rsi __asm__("rsi") = b;
+	register long rdx __asm__("rdx") = c;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	__asm__ volatile("syscall"
+			 : "+r"(rax)
+			 : "r"(rdi), "r"(rsi), "r"(rdx), "r"(r10), "r"(r8)
+			 : "rcx", "r11", "memory");
+	return rax;
+#else
+	/* Elsewhere through the C library, errno and all: the target is
+	 * forked early on amd64 alone (dk_helper). */
+	long r = syscall(nr, a, b, c, d, e);
+	return r < 0 ? -errno : r;
+#endif
+}
+
+/* rlimit.c: every limit of l (0), or -errno and the one that failed
+ * (*at), worded by dk_rlimit_error. */
+long dk_set_rlimits(const struct dk_rlimit *l, size_t n, size_t *at);
+int dk_rlimit_error(const struct dk_rlimit *l, size_t at, long e);
+/* seccomp.c: no_new_privs and every filter (0), or -errno and where it
+ * failed (*at), worded by dk_filters_error; dk_install_seccomp is both
+ * (-1, dk_errmsg set). */
+long dk_load_filters(const struct sock_fprog *progs, size_t n, size_t *at);
+int dk_filters_error(size_t at, long e);
 int dk_install_seccomp(const struct sock_fprog *progs, size_t n);
+
+/* target.c: the target PID 1 forks (early: before PID 1's own setup is
+ * done, and told go or abort then), on dk_target_stack. */
+struct dk_target {
+	struct dk_request *req;
+	int early;   /* forked before PID 1's root and check: waits for go */
+	int joined;  /* started in the run's cgroup */
+	int go;      /* 0 wait, 1 go, -1 abort: the futex word */
+	const char *path; /* the program, set with go */
+	/* a failure of the target's setup, worded after go */
+	const char *stage;
+	int err, kind;
+	size_t at;
+};
+#define DK_TARGET_STACK (64 << 10)
+extern char dk_target_stack[DK_TARGET_STACK];
+pid_t dk_start_target(struct dk_target *t);
+void dk_release_target(struct dk_target *t, const char *path);
+void dk_abort_target(struct dk_target *t);
+/* nsinit.c: the target could not exec: an 'X' record, exit 127. */
+_Noreturn void dk_child_fail(const char *stage, const char *stage_arg);
 
 /*
  * nsinit.c, for setup steps only (before the ready byte): a new string

@@ -57,7 +57,7 @@ static const char *rlimit_name(int r, char *buf, size_t size)
 	return buf;
 }
 
-int dk_apply_rlimits(const struct dk_rlimit *l, size_t n)
+long dk_set_rlimits(const struct dk_rlimit *l, size_t n, size_t *at)
 {
 	for (size_t i = 0; i < n; i++) {
 		/*
@@ -65,11 +65,17 @@ int dk_apply_rlimits(const struct dk_rlimit *l, size_t n)
 		 * values whatever the C library's rlim_t, RLIM_INFINITY ~0.
 		 */
 		uint64_t rl[2] = {l[i].cur, l[i].max};
-		if (syscall(SYS_prlimit64, 0, l[i].resource, rl, NULL) < 0) {
-			int e = errno;
-			char buf[32];
-			return dk_error("setrlimit %s: %s", rlimit_name(l[i].resource, buf, sizeof buf), dk_strerror(e));
+		long rc = dk_sys(SYS_prlimit64, 0, l[i].resource, (long)rl, 0, 0);
+		if (rc < 0) {
+			*at = i;
+			return rc;
 		}
 	}
 	return 0;
+}
+
+int dk_rlimit_error(const struct dk_rlimit *l, size_t at, long e)
+{
+	char buf[32];
+	return dk_error("setrlimit %s: %s", rlimit_name(l[at].resource, buf, sizeof buf), dk_strerror((int)-e));
 }

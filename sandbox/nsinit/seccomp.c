@@ -17,15 +17,21 @@
 
 #include "nsinit.h"
 
-int dk_install_seccomp(const struct sock_fprog *progs, size_t n)
+/* at: the filter that failed, or DK_NO_NEW_PRIVS. */
+#define DK_NO_NEW_PRIVS ((size_t)-1)
+
+long dk_load_filters(const struct sock_fprog *progs, size_t n, size_t *at)
 {
 	/*
 	 * no_new_privs first: seccomp(2) requires it of a caller without
 	 * CAP_SYS_ADMIN (the helper has dropped root by now), and it keeps the
 	 * target from gaining privileges through a setuid binary.
 	 */
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return dk_error("seccomp: no_new_privs: %s", dk_strerror(errno));
+	long rc = dk_sys(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	if (rc < 0) {
+		*at = DK_NO_NEW_PRIVS;
+		return rc;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (progs[i].len == 0)
 			continue;
@@ -35,8 +41,25 @@ int dk_install_seccomp(const struct sock_fprog *progs, size_t n)
 		 * reach execve. Filters stack: the kernel applies the most
 		 * restrictive verdict of all of them.
 		 */
-		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &progs[i]) < 0)
-			return dk_error("seccomp: load filter %zu: %s", i, dk_strerror(errno));
+		rc = dk_sys(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, (long)&progs[i], 0, 0);
+		if (rc < 0) {
+			*at = i;
+			return rc;
+		}
 	}
 	return 0;
+}
+
+int dk_filters_error(size_t at, long e)
+{
+	if (at == DK_NO_NEW_PRIVS)
+		return dk_error("seccomp: no_new_privs: %s", dk_strerror((int)-e));
+	return dk_error("seccomp: load filter %zu: %s", at, dk_strerror((int)-e));
+}
+
+int dk_install_seccomp(const struct sock_fprog *progs, size_t n)
+{
+	size_t at;
+	long rc = dk_load_filters(progs, n, &at);
+	return rc < 0 ? dk_filters_error(at, rc) : 0;
 }

@@ -72,9 +72,6 @@
 
 #include "nsinit.h"
 
-#ifndef SYS_close_range
-#define SYS_close_range 436
-#endif
 
 #define ZY_HEADER 16
 #define ZY_RUN_FDS 6  /* request, status, stdin, stdout, stderr, the run's space */
