@@ -40,13 +40,10 @@ func targetSetupError(t *testing.T, sl *sandbox.Slot) {
 			defer restore()
 			// PID 1 takes its time to find the program (a long PATH to
 			// search), so that an early target fails long before go.
-			var path []string
-			for i := 0; i < 2000; i++ {
-				path = append(path, fmt.Sprintf("/nonexistent-%d", i))
-			}
+			path := longPath("/bin")
 			for i := 0; i < 5; i++ {
 				cmd := sl.Command("true")
-				cmd.Env = []string{"PATH=" + strings.Join(append(path, "/bin"), ":")}
+				cmd.Env = []string{"PATH=" + path}
 				res := run(t, cmd)
 				if res.Status != sandbox.SE || res.Error != tc.want {
 					t.Fatalf("run %d: got %s %q, want SE %q", i, res.Status, res.Error, tc.want)
@@ -58,6 +55,33 @@ func targetSetupError(t *testing.T, sl *sandbox.Slot) {
 			}
 		})
 	}
+}
+
+// A target forked early that has set itself up before PID 1 is done (a
+// long PATH to search for the program) waits for go under its seccomp
+// filter, then enters its working directory and runs: the wait, the
+// chdir and the execve are all the filter lets through.
+func TestEarlyTargetWaitsForGo(t *testing.T) {
+	sl := slotOf(t, testSandbox(t))
+	sandbox.Warm(sl.Sandbox())
+	path := longPath("/bin")
+	for i := 0; i < 10; i++ {
+		cmd := sl.Command("sh", "-c", "pwd")
+		cmd.Env = []string{"PATH=" + path}
+		cmd.Limits = sandbox.Limits{Processes: 1}
+		if res := run(t, cmd); res.Status != sandbox.OK || string(res.Stdout) != "/box\n" {
+			t.Fatalf("run %d: %s %q %q", i, res.Status, res.Stdout, res.Error)
+		}
+	}
+}
+
+// longPath is a PATH of 2000 missing directories, then last.
+func longPath(last string) string {
+	var path []string
+	for i := 0; i < 2000; i++ {
+		path = append(path, fmt.Sprintf("/nonexistent-%d", i))
+	}
+	return strings.Join(append(path, last), ":")
 }
 
 // A target forked early, while PID 1 still sets up the run, is gone when
