@@ -129,24 +129,15 @@ func (t *template) fresh(now time.Time) bool {
 // stat of them; nil where one cannot be marked (fswatch.ErrNotWatchable,
 // no inotify): fresh then takes the stamps again.
 func watchRoot(binds []mount.Bind, masks []string) *fswatch.Watch {
-	if !roomToHold() {
-		return nil
-	}
-	w, err := fswatch.New()
-	if err != nil {
-		return nil
-	}
-	for _, b := range binds {
-		err = errors.Join(err, w.Path(b.Source))
-	}
-	for _, m := range masks {
-		err = errors.Join(err, w.Target(m))
-	}
-	if err != nil {
-		w.Close()
-		return nil
-	}
-	return w
+	return newWatch(func(w *fswatch.Watch) (err error) {
+		for _, b := range binds {
+			err = errors.Join(err, w.Path(b.Source))
+		}
+		for _, m := range masks {
+			err = errors.Join(err, w.Target(m))
+		}
+		return err
+	})
 }
 
 func (t *template) close() { t.watch.Close() }

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"sync"
 
+	"github.com/docketjudge/docket/sandbox/fswatch"
 	"golang.org/x/sys/unix"
 )
 
@@ -16,3 +17,21 @@ var roomToHold = sync.OnceValue(func() bool {
 	var rl unix.Rlimit
 	return unix.Getrlimit(unix.RLIMIT_NOFILE, &rl) == nil && rl.Cur >= 4096
 })
+
+// newWatch is a Watch with what mark marks, or nil where docket holds no
+// more descriptors (roomToHold), or a mark fails: the caller then stamps
+// what it would have watched, before each use.
+func newWatch(mark func(*fswatch.Watch) error) *fswatch.Watch {
+	if !roomToHold() {
+		return nil
+	}
+	w, err := fswatch.New()
+	if err != nil {
+		return nil
+	}
+	if err := mark(w); err != nil {
+		w.Close()
+		return nil
+	}
+	return w
+}

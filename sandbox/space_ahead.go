@@ -63,18 +63,10 @@ func (r *readySpace) close() {
 // watchSource marks a box's source tree, or nil where it cannot be
 // marked (or there is none: an empty box has nothing to change).
 func watchSource(dir string) *fswatch.Watch {
-	if dir == "" || !roomToHold() {
+	if dir == "" {
 		return nil
 	}
-	w, err := fswatch.New()
-	if err != nil {
-		return nil
-	}
-	if err := w.Tree(dir); err != nil {
-		w.Close()
-		return nil
-	}
-	return w
+	return newWatch(func(w *fswatch.Watch) error { return w.Tree(dir) })
 }
 
 // entryStamp is one entry of a box's source tree: what identifies its

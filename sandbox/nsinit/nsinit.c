@@ -322,11 +322,9 @@ static const char *setup_root(struct dk_request *r, int forked)
  */
 static void init_drop_root(const struct dk_request *r)
 {
-	if (r->uid >= 0 && (dk_sys(SYS_setgroups, 0, 0, 0, 0, 0) < 0 ||
-			    dk_sys(SYS_setresgid, r->gid, r->gid, r->gid, 0, 0) < 0 ||
-			    dk_sys(SYS_setresuid, r->uid, r->uid, r->uid, 0, 0) < 0))
-		return;
-	dk_sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	const char *stage;
+	if (dk_drop_uid(r, &stage) == 0)
+		dk_sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 }
 
 /*
@@ -528,15 +526,11 @@ _Noreturn void dk_helper(int forked)
 	}
 	if (send_ready() < 0)
 		_exit(1); /* an early target ends with the namespace */
-	if (!t.early) {
-		t.go = 1;
-		t.path = path;
-		if ((child = dk_start_target(&t)) < 0) {
-			dk_error("%s", dk_strerror(errno));
-			dk_child_fail("fork", NULL);
-		}
-	} else {
-		dk_release_target(&t, path);
+	/* Forked after, the target finds go given and does not wait. */
+	dk_release_target(&t, path);
+	if (!t.early && (child = dk_start_target(&t)) < 0) {
+		dk_error("%s", dk_strerror(errno));
+		dk_child_fail("fork", NULL);
 	}
 	init_loop(&req, child);
 }

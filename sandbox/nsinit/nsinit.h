@@ -221,14 +221,14 @@ static inline long dk_sys(long nr, long a, long b, long c, long d, long e)
 }
 
 /* rlimit.c: every limit of l (0), or -errno and the one that failed
- * (*at), worded by dk_rlimit_error. */
+ * (*at), worded with its errno by dk_rlimit_error. */
 long dk_set_rlimits(const struct dk_rlimit *l, size_t n, size_t *at);
-int dk_rlimit_error(const struct dk_rlimit *l, size_t at, long e);
+int dk_rlimit_error(const struct dk_rlimit *l, size_t at, int e);
 /* seccomp.c: no_new_privs and every filter (0), or -errno and where it
- * failed (*at), worded by dk_filters_error; dk_install_seccomp is both
- * (-1, dk_errmsg set). */
+ * failed (*at), worded with its errno by dk_filters_error;
+ * dk_install_seccomp is both (-1, dk_errmsg set). */
 long dk_load_filters(const struct sock_fprog *progs, size_t n, size_t *at);
-int dk_filters_error(size_t at, long e);
+int dk_filters_error(size_t at, int e);
 int dk_install_seccomp(const struct sock_fprog *progs, size_t n);
 
 /* target.c: the target PID 1 forks (early: before PID 1's own setup is
@@ -249,6 +249,10 @@ extern char dk_target_stack[DK_TARGET_STACK];
 pid_t dk_start_target(struct dk_target *t);
 void dk_release_target(struct dk_target *t, const char *path);
 void dk_abort_target(struct dk_target *t);
+/* target.c: the run's uid (groups, then gid, then uid), for the target
+ * and for PID 1 while it waits: 0, or -errno and the call that failed
+ * (*stage); no errno, nothing allocated. */
+long dk_drop_uid(const struct dk_request *r, const char **stage);
 /* nsinit.c: the target could not exec: an 'X' record, exit 127. */
 _Noreturn void dk_child_fail(const char *stage, const char *stage_arg);
 

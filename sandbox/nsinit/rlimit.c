@@ -74,8 +74,8 @@ long dk_set_rlimits(const struct dk_rlimit *l, size_t n, size_t *at)
 	return 0;
 }
 
-int dk_rlimit_error(const struct dk_rlimit *l, size_t at, long e)
+int dk_rlimit_error(const struct dk_rlimit *l, size_t at, int e)
 {
 	char buf[32];
-	return dk_error("setrlimit %s: %s", rlimit_name(l[at].resource, buf, sizeof buf), dk_strerror((int)-e));
+	return dk_error("setrlimit %s: %s", rlimit_name(l[at].resource, buf, sizeof buf), dk_strerror(e));
 }

@@ -50,16 +50,16 @@ long dk_load_filters(const struct sock_fprog *progs, size_t n, size_t *at)
 	return 0;
 }
 
-int dk_filters_error(size_t at, long e)
+int dk_filters_error(size_t at, int e)
 {
 	if (at == DK_NO_NEW_PRIVS)
-		return dk_error("seccomp: no_new_privs: %s", dk_strerror((int)-e));
-	return dk_error("seccomp: load filter %zu: %s", at, dk_strerror((int)-e));
+		return dk_error("seccomp: no_new_privs: %s", dk_strerror(e));
+	return dk_error("seccomp: load filter %zu: %s", at, dk_strerror(e));
 }
 
 int dk_install_seccomp(const struct sock_fprog *progs, size_t n)
 {
 	size_t at;
 	long rc = dk_load_filters(progs, n, &at);
-	return rc < 0 ? dk_filters_error(at, rc) : 0;
+	return rc < 0 ? dk_filters_error(at, (int)-rc) : 0;
 }

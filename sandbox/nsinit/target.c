@@ -90,20 +90,18 @@ static int join_cgroups(struct dk_target *t)
 	return 0;
 }
 
-/* The run's uid: groups, then gid, then uid. */
-static int switch_uid(struct dk_target *t)
+long dk_drop_uid(const struct dk_request *r, const char **stage)
 {
-	const struct dk_request *r = t->req;
 	if (r->uid < 0)
 		return 0;
-	long rc = dk_sys(SYS_setgroups, 0, 0, 0, 0, 0);
-	if (rc < 0)
-		return target_failed(t, "setgroups", rc, FAIL_CALL, 0);
-	if ((rc = dk_sys(SYS_setresgid, r->gid, r->gid, r->gid, 0, 0)) < 0)
-		return target_failed(t, "setresgid", rc, FAIL_CALL, 0);
-	if ((rc = dk_sys(SYS_setresuid, r->uid, r->uid, r->uid, 0, 0)) < 0)
-		return target_failed(t, "setresuid", rc, FAIL_CALL, 0);
-	return 0;
+	long rc;
+	if ((rc = dk_sys(SYS_setgroups, 0, 0, 0, 0, 0)) < 0)
+		*stage = "setgroups";
+	else if ((rc = dk_sys(SYS_setresgid, r->gid, r->gid, r->gid, 0, 0)) < 0)
+		*stage = "setresgid";
+	else if ((rc = dk_sys(SYS_setresuid, r->uid, r->uid, r->uid, 0, 0)) < 0)
+		*stage = "setresuid";
+	return rc;
 }
 
 /*
@@ -133,8 +131,9 @@ static int target_setup(struct dk_target *t)
 	long rc = dk_set_rlimits(r->rlimits, r->nrlimits, &at);
 	if (rc < 0)
 		return target_failed(t, "rlimit", rc, FAIL_RLIMIT, at);
-	if (switch_uid(t) < 0)
-		return -1;
+	const char *stage = NULL;
+	if ((rc = dk_drop_uid(r, &stage)) < 0)
+		return target_failed(t, stage, rc, FAIL_CALL, 0);
 	if ((rc = dk_sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)) < 0)
 		return target_failed(t, "pdeathsig", rc, FAIL_CALL, 0);
 	if ((rc = dk_sys(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC, 0, 0)) < 0)
@@ -160,10 +159,10 @@ static _Noreturn void report_failure(struct dk_target *t)
 {
 	switch (t->kind) {
 	case FAIL_RLIMIT:
-		dk_rlimit_error(t->req->rlimits, t->at, -t->err);
+		dk_rlimit_error(t->req->rlimits, t->at, t->err);
 		break;
 	case FAIL_SECCOMP:
-		dk_filters_error(t->at, -t->err);
+		dk_filters_error(t->at, t->err);
 		break;
 	default:
 		dk_error("%s", dk_strerror(t->err));
