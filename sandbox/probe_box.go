@@ -55,10 +55,15 @@ func (s *Sandbox) runBoxProbe() error {
 		return err
 	}
 	defer slot.Release()
-	target := filepath.Join(s.cfg.StateDir, "box-probe")
+	// A file of this process's own: two workers sharing the state
+	// directory probe at once, and a file one of them is running (its
+	// execve holds the file against writes) cannot be written by the
+	// other (ETXTBSY, seen in TestClusterTopology).
+	target := filepath.Join(s.cfg.StateDir, fmt.Sprintf("box-probe-%d", os.Getpid()))
 	if err := os.WriteFile(target, []byte("docket box probe: not a program\n"), 0o755); err != nil {
 		return err
 	}
+	defer os.Remove(target)
 	cmd := slot.Command(boxProbeTarget)
 	cmd.Binds = []mount.Bind{{Source: target, Target: boxProbeTarget}}
 	cmd.boxProbe = true
