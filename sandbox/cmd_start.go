@@ -260,6 +260,9 @@ func (c *Cmd) makeGroup(seq uint64) error {
 	var err error
 	s.group, err = sb.cg.New(name, spec)
 	if err != nil {
+		// The host may have changed since the cached trial creation:
+		// the next Sandbox tries again.
+		forgetProbe(sb.cfg.StateDir)
 		return &SetupError{"cgroup", err}
 	}
 	return nil

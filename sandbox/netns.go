@@ -175,8 +175,9 @@ type slotNets struct {
 
 // netNSFor gives the namespace for a run of the slot (trusted or not):
 // the one it has if it holds no socket, else a new one, and the run's
-// entry number (settled). Called with the slot's netMu held.
-func (sn *slotNets) netNSFor(trusted bool) (*netNS, uint64, error) {
+// entry number (settled). A new one is the Sandbox's made ahead if it
+// has one (netns_ahead.go). Called with the slot's netMu held.
+func (sn *slotNets) netNSFor(trusted bool, ahead *netAhead) (*netNS, uint64, error) {
 	n := &sn.untrusted
 	if trusted {
 		n = &sn.trusted
@@ -186,6 +187,9 @@ func (sn *slotNets) netNSFor(trusted bool) (*netNS, uint64, error) {
 			(*n).close() // it holds a socket (or cannot be asked): a new one
 			*n = nil
 		}
+	}
+	if *n == nil {
+		*n = ahead.take()
 	}
 	if *n == nil {
 		made, err := newNetNS()

@@ -36,3 +36,63 @@ func TestNetNSFromThreadGoesBack(t *testing.T) {
 		t.Errorf("a new namespace: %v, want no socket", err)
 	}
 }
+
+// The Sandbox makes one network namespace as it opens, and the first run
+// that needs one enters it; the next slot makes its own.
+func TestNetNSMadeAhead(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a network namespace needs root")
+	}
+	sb, err := New(Config{StateDir: t.TempDir(), UIDBase: 63960})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	if !sb.slotNetNS() {
+		t.Skip("runs do not enter their slot's network namespace here")
+	}
+	ahead := sb.netAhead.take()
+	if ahead == nil {
+		t.Fatal("no namespace made ahead")
+	}
+	want := nsOf(t, ahead.ns)
+	sb.netAhead.ch = make(chan *netNS, 1) // given back for the run
+	sb.netAhead.ch <- ahead
+	run := func(sl *Slot) string {
+		t.Helper()
+		if res, err := sl.Command("/bin/true").Run(); err != nil || res.Status != OK {
+			t.Fatalf("run: %v %+v", err, res)
+		}
+		sl.netMu.Lock()
+		defer sl.netMu.Unlock()
+		return nsOf(t, sl.nets.untrusted.ns)
+	}
+	first, err := sb.AcquireSlot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Release()
+	if got := run(first); got != want {
+		t.Errorf("the first run's namespace is %s, want the one made ahead, %s", got, want)
+	}
+	if sb.netAhead.ch != nil {
+		t.Error("the namespace made ahead is still offered after a run took it")
+	}
+	second, err := sb.AcquireSlot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Release()
+	if got := run(second); got == want {
+		t.Errorf("the second slot shares the first's namespace %s", got)
+	}
+}
+
+func nsOf(t *testing.T, f *os.File) string {
+	t.Helper()
+	s, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

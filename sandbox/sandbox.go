@@ -102,6 +102,9 @@ type Sandbox struct {
 	// hidden keeps the detached mounts that hide stdio files' host paths
 	// (hiddencache.go).
 	hidden hiddenTrees
+	// netAhead is the network namespace made as New returns, for the
+	// first slot run that needs one (netns_ahead.go).
+	netAhead netAhead
 }
 
 // RunPrefix starts the names of this sandbox's cgroups and boxes.
@@ -151,7 +154,13 @@ func New(cfg Config) (*Sandbox, error) {
 		os.Chmod(d.path, d.mode)
 	}
 	var cgErr error
-	s.cg, cgErr = cgroup.Open(cgroup.Options{Version: cgroup.Version(cfg.CgroupVersion), Parent: cfg.CgroupParent})
+	trials := loadCgroupTrials(cfg.StateDir, os.Geteuid() != 0)
+	cgOpts := cgroup.Options{Version: cgroup.Version(cfg.CgroupVersion), Parent: cfg.CgroupParent}
+	if trials != nil {
+		cgOpts.Trials = trials // a nil *cgroupTrials in the interface would not be nil
+	}
+	s.cg, cgErr = cgroup.Open(cgOpts)
+	trials.save()
 	s.caps = probe(cfg.StateDir, s.cg, cgErr)
 	// The worker's own binary is hidden even when it lives under a bound
 	// directory such as /usr/local/bin.
@@ -170,6 +179,9 @@ func New(cfg Config) (*Sandbox, error) {
 	if s.caps.Level < cfg.MinLevel {
 		return s, &LevelError{Have: s.caps.Level, Want: cfg.MinLevel, Missing: s.caps.Missing()}
 	}
+	if s.slotNetNS() {
+		s.netAhead.start()
+	}
 	return s, nil
 }
 
@@ -179,6 +191,7 @@ func New(cfg Config) (*Sandbox, error) {
 func (s *Sandbox) Close() error {
 	s.fast.close()
 	s.hidden.close()
+	s.netAhead.close()
 	return nil
 }
 
@@ -293,7 +306,7 @@ func (sl *Slot) Release() {
 func (sl *Slot) netNS(trusted bool) (*netNS, uint64, error) {
 	sl.netMu.Lock()
 	defer sl.netMu.Unlock()
-	return sl.nets.netNSFor(trusted)
+	return sl.nets.netNSFor(trusted, &sl.sb.netAhead)
 }
 
 // netSettled: the run that entered n as entry is over, every process of

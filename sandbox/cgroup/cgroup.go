@@ -159,6 +159,19 @@ type Options struct {
 	Parent string
 	// Root is the cgroup filesystem root; default /sys/fs/cgroup.
 	Root string
+	// Trials remembers the directories where creating groups was tried
+	// and worked, so that Open need not try again each time (the caller
+	// keeps them, as docket does in its state directory). Nil: Open tries
+	// every directory.
+	Trials Trials
+}
+
+// Trials is a record of trial group creations that worked.
+type Trials interface {
+	// Worked: creating groups in dir was tried and worked.
+	Worked(dir string) bool
+	// Record notes that creating groups in dir was just tried and worked.
+	Record(dir string)
 }
 
 // Open detects the hierarchy and prepares the parent cgroup.
@@ -350,6 +363,21 @@ func (c *ctl) readProcs(path string) ([]int, error) {
 func validName(name string) error {
 	if name == "" || strings.ContainsAny(name, "/\x00") || name == "." || name == ".." {
 		return fmt.Errorf("cgroup: invalid group name %q", name)
+	}
+	return nil
+}
+
+// tryCreate checks that groups can be created in dir, unless opts.Trials
+// says it was tried before and worked.
+func (opts Options) tryCreate(dir string) error {
+	if opts.Trials != nil && opts.Trials.Worked(dir) {
+		return nil
+	}
+	if err := probeCreate(dir); err != nil {
+		return err
+	}
+	if opts.Trials != nil {
+		opts.Trials.Record(dir)
 	}
 	return nil
 }

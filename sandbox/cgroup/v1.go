@@ -56,7 +56,7 @@ func openV1(opts Options) (Manager, error) {
 			m.avail[s.judge] = fmt.Sprintf("cannot create %s: %v", full, err)
 			continue
 		}
-		if err := probeCreate(full); err != nil {
+		if err := opts.tryCreate(full); err != nil {
 			m.avail[s.judge] = err.Error()
 			continue
 		}

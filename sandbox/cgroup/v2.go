@@ -49,7 +49,7 @@ func openV2(mount string, opts Options) (Manager, error) {
 	if err := os.MkdirAll(filepath.Join(mount, parent), 0o755); err != nil {
 		return nil, fmt.Errorf("%w: create %s: %v", ErrUnavailable, filepath.Join(mount, parent), err)
 	}
-	if err := probeCreate(filepath.Join(mount, parent)); err != nil {
+	if err := opts.tryCreate(filepath.Join(mount, parent)); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	if err := m.enableControllers(opts.Parent == ""); err != nil {
