@@ -249,7 +249,9 @@ func (c *Cmd) makeGroup(seq uint64) error {
 	}
 	spec := cgroup.Spec{MemoryBytes: s.lim.Memory, Pids: s.lim.tasks(), CPUs: s.lim.CPUs}
 	s.groupSpec = spec
-	if s.kept = c.Slot.takeKept(c.Trusted, spec); s.kept != nil {
+	if sb.cfg.OneRun {
+		// No next run to keep a group for: its own, removed with it.
+	} else if s.kept = c.Slot.takeKept(c.Trusted, spec); s.kept != nil {
 		s.group = s.kept.g
 		return nil
 	}

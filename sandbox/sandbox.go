@@ -64,6 +64,12 @@ type Config struct {
 	// no namespace shared by consecutive runs even when empty, and for
 	// comparison.
 	NetNSPerRun bool
+	// OneRun says the Sandbox serves a single run, as a one-off command
+	// (docket exec) does: nothing is made for a next run (its space and
+	// pipes ahead, a cgroup kept and reset for it), which such a command
+	// would wait for only to remove. More runs are still correct, only
+	// each pays for its own.
+	OneRun bool
 	// Trace, when set, is called at the end of each step of every run
 	// with the step's name and how long it took: where a run's time goes
 	// (the tests' phase breakdown). It is called from Start and Wait, at

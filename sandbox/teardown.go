@@ -79,6 +79,9 @@ func (c *Cmd) waitTarget() bool {
 // makeAhead has the slot make a space like this run's for its next run
 // (space_ahead.go), and its pipes (pipes_ahead.go).
 func (c *Cmd) makeAhead() {
+	if c.Slot.sb.cfg.OneRun {
+		return
+	}
 	if key := c.state.spaceKey; key != nil {
 		c.Slot.ahead.make(*key)
 	}

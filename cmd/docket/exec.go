@@ -14,5 +14,5 @@ func runExec(args []string) int {
 	if code, ok := parseLeading(fs, args); !ok {
 		return code
 	}
-	return execcli.Command{Name: "docket exec", Open: openSandbox}.Run(f, fs.Args())
+	return execcli.Command{Name: "docket exec", Open: execcli.OpenOneRun}.Run(f, fs.Args())
 }

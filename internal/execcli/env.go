@@ -46,7 +46,13 @@ func (e SandboxEnv) Config() (sandbox.Config, error) {
 
 // OpenSandbox builds the sandbox from the environment, reporting a level
 // below the minimum as an error.
-func OpenSandbox() (*sandbox.Sandbox, error) {
+func OpenSandbox() (*sandbox.Sandbox, error) { return openSandbox(false) }
+
+// OpenOneRun is OpenSandbox for a command that runs one program, which
+// makes nothing ahead for a next run (sandbox.Config.OneRun).
+func OpenOneRun() (*sandbox.Sandbox, error) { return openSandbox(true) }
+
+func openSandbox(oneRun bool) (*sandbox.Sandbox, error) {
 	e, err := LoadSandboxEnv()
 	if err != nil {
 		return nil, err
@@ -55,6 +61,7 @@ func OpenSandbox() (*sandbox.Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.OneRun = oneRun
 	return sandbox.New(cfg)
 }
 

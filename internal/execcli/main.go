@@ -27,7 +27,7 @@ func Main(args []string) int {
 		fmt.Fprintf(os.Stderr, "run '%s --help' for usage\n", name)
 		return ExitUsage
 	}
-	return Command{Name: name, Open: OpenSandbox}.Run(f, fs.Args())
+	return Command{Name: name, Open: OpenOneRun}.Run(f, fs.Args())
 }
 
 // writeHelp is docket-exec's --help, laid out as docket's commands' are.
