@@ -1,8 +1,8 @@
 // Package load holds the assembled seccomp filters as the request to the
 // sandbox helper carries them (sandbox/nsinit); the helper loads them in C
 // (sandbox/nsinit/seccomp.c). It is apart from package seccomp, which
-// assembles them with go-seccomp-bpf, so that the helper's wire format
-// does not depend on the assembler.
+// hands them out, and from seccomp/policy, which assembles them with
+// go-seccomp-bpf, so that the helper's wire format depends on neither.
 package load
 
 import "golang.org/x/sys/unix"

@@ -1,6 +1,7 @@
-package seccomp
+package policy
 
 import (
+	"github.com/docketjudge/docket/sandbox/seccomp"
 	"math/rand"
 	"testing"
 
@@ -15,7 +16,7 @@ import (
 func TestCompactSameVerdicts(t *testing.T) {
 	for _, single := range []bool{false, true} {
 		for _, nonet := range []bool{false, true} {
-			opts := Options{SingleProcess: single, NoNetwork: nonet}
+			opts := seccomp.Options{SingleProcess: single, NoNetwork: nonet}
 			pols := Policies(opts)
 			insts, err := pols[0].Assemble()
 			if err != nil {
@@ -54,14 +55,14 @@ func TestCompactSameVerdicts(t *testing.T) {
 				check(rng.Uint32(), rng.Uint32())
 				check(archs[0], rng.Uint32())
 			}
-			// What Build hands out is the compacted filter behind the
+			// What seccomp.Build hands out is the compacted filter behind the
 			// clone check, as one program.
-			progs, err := Build(opts)
+			progs, err := seccomp.Build(opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(progs) != 1 || len(progs[0]) != len(withCloneCheck(small, single)) {
-				t.Errorf("%+v: Build hands out %d programs, the first of %d instructions; want one of %d", opts, len(progs), len(progs[0]), len(withCloneCheck(small, single)))
+				t.Errorf("%+v: seccomp.Build hands out %d programs, the first of %d instructions; want one of %d", opts, len(progs), len(progs[0]), len(withCloneCheck(small, single)))
 			}
 			// The clone rules test an argument: not compactable.
 			for i := 1; i < len(pols); i++ {
@@ -77,7 +78,7 @@ func TestCompactSameVerdicts(t *testing.T) {
 
 // Spot checks of the verdicts themselves on the compacted filter.
 func TestCompactVerdicts(t *testing.T) {
-	progs, err := Build(Options{SingleProcess: true, NoNetwork: true})
+	progs, err := seccomp.Build(seccomp.Options{SingleProcess: true, NoNetwork: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,11 @@
-package seccomp
+package policy
 
 import (
 	"fmt"
 	"slices"
 	"sync"
 
+	"github.com/docketjudge/docket/sandbox/seccomp"
 	"github.com/docketjudge/docket/sandbox/seccomp/load"
 	libseccomp "github.com/elastic/go-seccomp-bpf"
 	"golang.org/x/net/bpf"
@@ -17,7 +18,7 @@ import (
 // Most of that work can be done before the run is known. A spare helper
 // (the zygote's, sandbox/nsinit/zygote.c) loads the pre-filter as soon as
 // its root is ready: every run's filter, as loose as the loosest kind of
-// run (processes, network) and looser still by HelperCalls, which the
+// run (processes, network) and looser still by seccomp.HelperCalls, which the
 // helper and the target make after that point. The target then loads
 // only the delta for its kind of run, a few dozen instructions that
 // refuse what the pre-filter lets through and the run's own filter does
@@ -26,55 +27,39 @@ import (
 // (TestDeltaStacksToRun), and the helper, PID 1 of the run, stays under
 // the pre-filter until it exits.
 
-// HelperCalls are the calls a spare helper makes after loading the
-// pre-filter, or its target before the delta, that no run may make: the
-// helper attaches the run's box and /tmp (move_mount; open_tree and
-// umount2 where it splits the space itself), enters the slot's network
-// namespace, sets the hostname, starts the target in its cgroup (clone3
-// on cgroup v2); the target makes its cgroup namespace (unshare). mount
-// is the helper's too should a step need it.
-var HelperCalls = []string{"mount", "umount2", "move_mount", "open_tree", "setns", "unshare", "sethostname", "clone3"}
-
-// PreFilter is the filter a spare helper loads before its run is known:
-// stacked with Delta(opts) it is the filter of a run of opts.
-var PreFilter = sync.OnceValues(func() (load.Program, error) {
+// AssemblePreFilter is the filter a spare helper loads before its run is
+// known (seccomp.PreFilter): stacked with AssembleDelta(opts) it is the
+// filter of a run of opts.
+func AssemblePreFilter() (load.Program, error) {
 	raw, err := preBase()
 	if err != nil {
 		return nil, err
 	}
 	return toProgram(withCloneCheck(raw, false)), nil
-})
+}
 
 // preBase is the pre-filter's base, compacted, without the clone check:
-// what PreFilter loads it behind, and what Delta is taken against.
+// what AssemblePreFilter loads behind the clone check, and what
+// AssembleDelta is taken against.
 var preBase = sync.OnceValues(func() ([]bpf.RawInstruction, error) {
 	return compactBase(basePolicy(preDenials()))
 })
 
 // preDenials are the loosest kind of run's denials (denials of the zero
-// Options) but for HelperCalls.
+// Options) but for seccomp.HelperCalls.
 func preDenials() []denial {
 	var out []denial
-	for _, d := range denials(Options{}) {
-		names := slices.DeleteFunc(slices.Clone(d.names), func(n string) bool { return slices.Contains(HelperCalls, n) })
+	for _, d := range denials(seccomp.Options{}) {
+		names := slices.DeleteFunc(slices.Clone(d.names), func(n string) bool { return slices.Contains(seccomp.HelperCalls, n) })
 		out = append(out, denial{d.action, names})
 	}
 	return out
 }
 
-var (
-	deltaMu sync.Mutex
-	deltas  = map[Options]Programs{}
-)
-
-// Delta is the filter a run of opts loads over PreFilter: the two
-// stacked give every call the verdict Build(opts) gives it.
-func Delta(opts Options) (Programs, error) {
-	deltaMu.Lock()
-	defer deltaMu.Unlock()
-	if p, ok := deltas[opts]; ok {
-		return p, nil
-	}
+// AssembleDelta is the filter a run of opts loads over the pre-filter
+// (seccomp.Delta): the two stacked give every call the verdict
+// Assemble(opts) gives it.
+func AssembleDelta(opts seccomp.Options) (seccomp.Programs, error) {
 	own, err := compactBase(basePolicy(denials(opts)))
 	if err != nil {
 		return nil, err
@@ -89,9 +74,7 @@ func Delta(opts Options) (Programs, error) {
 	}
 	// The clone check is the run's own: the pre-filter's lets a process
 	// be made, which a single-process run's refuses.
-	p := Programs{toProgram(withCloneCheck(d, opts.SingleProcess))}
-	deltas[opts] = p
-	return p, nil
+	return seccomp.Programs{toProgram(withCloneCheck(d, opts.SingleProcess))}, nil
 }
 
 // delta is a filter that, stacked on pre, gives every call (architecture

@@ -1,12 +1,13 @@
-package seccomp
+package policy
 
 import (
+	"github.com/docketjudge/docket/sandbox/seccomp"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
 
 // withCloneCheck puts the clone rules (Policies' second and third filters:
-// clone's flags outside CloneAllowed, and for a single-process run clone
+// clone's flags outside seccomp.CloneAllowed, and for a single-process run clone
 // without CLONE_THREAD, both EPERM) in front of the compacted base filter,
 // as one program. Each filter a run loads costs the kernel a validation,
 // a JIT compilation and a pass over every system call number for its
@@ -28,7 +29,7 @@ func withCloneCheck(base []bpf.RawInstruction, single bool) []bpf.RawInstruction
 	)
 	// jump is the offset from instruction i to instruction to.
 	jump := func(i, to int) uint8 { return uint8(to - i - 1) }
-	forbidden := ^uint64(CloneAllowed)
+	forbidden := ^uint64(seccomp.CloneAllowed)
 	p := []bpf.RawInstruction{
 		0: {Op: ldAbsW, K: offArch},
 		1: {Op: jeqK, K: unix.AUDIT_ARCH_X86_64, Jf: jump(1, prefixLen)},

@@ -1,10 +1,10 @@
-// Package seccomp builds the system-call filters of a sandboxed run with
-// elastic/go-seccomp-bpf and installs them in the sandbox helper.
-//
-// The filters of every kind of run are assembled in advance (a generated
-// table, checked against the assembler by a test); the parent sends the
-// raw BPF to the helper, which only has to call seccomp(2): the helper
-// stays small and assembles nothing between its setup and execve.
+// Package policy assembles the system-call filters of sandboxed runs
+// (package seccomp hands them out) with elastic/go-seccomp-bpf: what each
+// kind of run refuses, compacted, behind a hand-written clone check, and
+// the spares' pre-filter with each kind's delta over it. It runs in the
+// tests, which generate seccomp's table (../programs_table.go) from it and
+// hold the table to it, never in docket: the library's syscall tables
+// alone cost a quarter of a millisecond to set up at every start.
 //
 // Layout, chosen around two facts of go-seccomp-bpf v1.6.0 (verified with
 // real runs and an x/net/bpf simulation):
@@ -23,14 +23,14 @@
 // What a run loads is one program (Assemble): the compacted base behind a
 // hand-written clone check (clonecheck.go) that the tests hold to the
 // stacked filters' verdicts.
-package seccomp
+package policy
 
 import (
 	"fmt"
 	"sort"
-	"sync"
 	"syscall"
 
+	"github.com/docketjudge/docket/sandbox/seccomp"
 	"github.com/docketjudge/docket/sandbox/seccomp/load"
 	libseccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/elastic/go-seccomp-bpf/arch"
@@ -68,78 +68,15 @@ var Killed = []string{
 // liburing users to plain read/write).
 var NotImplemented = []string{"clone3", "io_uring_setup", "io_uring_enter", "io_uring_register"}
 
-// CloneAllowed are the only clone(2) flags a run may pass: what glibc
-// (pthread_create, fork, posix_spawn, vfork), the Go runtime and os/exec,
-// the JVM, node/libuv, CPython and Rust's std use to make threads and
-// child processes. clone with any other bit fails with EPERM. Left out on
-// purpose:
-//   - every CLONE_NEW* flag: a new user namespace holds every capability,
-//     and with Cmd.Network it reaches the host's nf_tables (unshare and
-//     setns are killed, clone3 is ENOSYS, so clone is the last way in);
-//   - CLONE_PARENT (a child outside the caller's tree, under the run's init),
-//     CLONE_PTRACE and CLONE_UNTRACED (tracing), CLONE_IO and the ignored
-//     CLONE_DETACHED: no runtime above uses them;
-//   - bits 32-63: clone(2) ignores them (clone3's CLONE_CLEAR_SIGHAND and
-//     CLONE_INTO_CGROUP live there), so no program has a reason to set them.
-//
-// CSIGNAL, the low byte, is the exit signal, whatever its value. It is
-// why CLONE_NEWTIME (0x80) cannot be asked for through clone(2) at all:
-// the kernel reads that bit as part of the exit signal (the time namespace
-// is only reachable through unshare and clone3).
-const CloneAllowed = unix.CSIGNAL | unix.CLONE_VM | unix.CLONE_FS | unix.CLONE_FILES |
-	unix.CLONE_SIGHAND | unix.CLONE_PIDFD | unix.CLONE_VFORK | unix.CLONE_THREAD |
-	unix.CLONE_SYSVSEM | unix.CLONE_SETTLS | unix.CLONE_PARENT_SETTID |
-	unix.CLONE_CHILD_CLEARTID | unix.CLONE_CHILD_SETTID
-
-// Options choose the filters of one kind of run.
-type Options struct {
-	// SingleProcess refuses fork, vfork and non-thread clone with EPERM;
-	// threads (clone with CLONE_THREAD) still work.
-	SingleProcess bool
-	// NoNetwork refuses socket(2) with EACCES. socketpair stays allowed:
-	// it connects a process only to itself.
-	NoNetwork bool
-}
-
-// Programs is a stack of assembled filters, installed in order by
-// package load in the helper.
-type Programs = load.Programs
-
-var (
-	cacheMu sync.Mutex
-	cache   = map[Options]Programs{}
-)
-
-// Build returns the filters for opts. Every Options has its filters
-// assembled in advance (programs_table.go, checked against Assemble by
-// TestProgramTable): assembling takes about 1 ms, a tenth of a one-shot
-// command such as docket-exec. Anything else is assembled once and cached.
-func Build(opts Options) (Programs, error) {
-	if p, ok := assembled[opts]; ok {
-		return p, nil
-	}
-	cacheMu.Lock()
-	defer cacheMu.Unlock()
-	if p, ok := cache[opts]; ok {
-		return p, nil
-	}
-	progs, err := Assemble(opts)
-	if err != nil {
-		return nil, err
-	}
-	cache[opts] = progs
-	return progs, nil
-}
-
 // Assemble turns the filters for opts into raw BPF: one program, the
 // base allowlist (Policies' first filter) compacted, with the clone rules
 // in front (withCloneCheck).
-func Assemble(opts Options) (Programs, error) {
+func Assemble(opts seccomp.Options) (seccomp.Programs, error) {
 	raw, err := compactBase(basePolicy(denials(opts)))
 	if err != nil {
 		return nil, err
 	}
-	return Programs{toProgram(withCloneCheck(raw, opts.SingleProcess))}, nil
+	return seccomp.Programs{toProgram(withCloneCheck(raw, opts.SingleProcess))}, nil
 }
 
 // compactBase assembles a base filter and compacts it: the same
@@ -179,8 +116,8 @@ func toProgram(raw []bpf.RawInstruction) load.Program {
 func errno(e syscall.Errno) libseccomp.Action { return libseccomp.ActionErrno | libseccomp.Action(e) }
 
 // Policies are the filters for opts, unassembled (for tests and dumps).
-func Policies(opts Options) []libseccomp.Policy {
-	policies := []libseccomp.Policy{basePolicy(denials(opts)), cloneRule(libseccomp.BitsSet, ^uint64(CloneAllowed))}
+func Policies(opts seccomp.Options) []libseccomp.Policy {
+	policies := []libseccomp.Policy{basePolicy(denials(opts)), cloneRule(libseccomp.BitsSet, ^uint64(seccomp.CloneAllowed))}
 	if opts.SingleProcess {
 		// fork, vfork and non-thread clone: EPERM; threads still work.
 		policies = append(policies, cloneRule(libseccomp.BitsNotSet, unix.CLONE_THREAD))
@@ -195,7 +132,7 @@ type denial struct {
 }
 
 // denials are the calls the base filter for opts refuses.
-func denials(opts Options) []denial {
+func denials(opts seccomp.Options) []denial {
 	d := []denial{{libseccomp.ActionKillProcess, Killed}, {errno(unix.ENOSYS), NotImplemented}}
 	if opts.SingleProcess {
 		d = append(d, denial{errno(unix.EPERM), []string{"fork", "vfork"}})

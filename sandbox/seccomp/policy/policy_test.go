@@ -1,6 +1,7 @@
-package seccomp
+package policy
 
 import (
+	"github.com/docketjudge/docket/sandbox/seccomp"
 	"testing"
 
 	libseccomp "github.com/elastic/go-seccomp-bpf"
@@ -10,8 +11,8 @@ import (
 func TestPoliciesAssemble(t *testing.T) {
 	for _, single := range []bool{false, true} {
 		for _, nonet := range []bool{false, true} {
-			opts := Options{SingleProcess: single, NoNetwork: nonet}
-			progs, err := Build(opts)
+			opts := seccomp.Options{SingleProcess: single, NoNetwork: nonet}
+			progs, err := seccomp.Build(opts)
 			if err != nil {
 				t.Fatalf("%+v: %v", opts, err)
 			}
@@ -28,7 +29,7 @@ func TestPoliciesAssemble(t *testing.T) {
 			if n := len(Policies(opts)); n != want {
 				t.Errorf("%+v: %d policies, want %d", opts, n, want)
 			}
-			again, _ := Build(opts)
+			again, _ := seccomp.Build(opts)
 			if &again[0][0] != &progs[0][0] {
 				t.Errorf("%+v: filters were assembled twice", opts)
 			}
@@ -39,7 +40,7 @@ func TestPoliciesAssemble(t *testing.T) {
 // The base filter is an allowlist: anything not x86_64 (int 0x80) gets
 // the default action, which must be a kill.
 func TestBaseIsAllowlist(t *testing.T) {
-	pols := Policies(Options{SingleProcess: true, NoNetwork: true})
+	pols := Policies(seccomp.Options{SingleProcess: true, NoNetwork: true})
 	if pols[0].DefaultAction != libseccomp.ActionKillProcess {
 		t.Fatalf("base default action %v, want kill_process", pols[0].DefaultAction)
 	}

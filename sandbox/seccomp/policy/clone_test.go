@@ -1,8 +1,9 @@
-package seccomp
+package policy
 
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/docketjudge/docket/sandbox/seccomp"
 	"math/rand"
 	"testing"
 
@@ -28,12 +29,12 @@ var (
 	vNOSYS = uint32(errno(unix.ENOSYS))
 )
 
-// stackVerdict runs every filter of progs, as Build hands them to the
+// stackVerdict runs every filter of progs, as seccomp.Build hands them to the
 // helper, in the x/net/bpf VM and combines their verdicts as the kernel
 // does: the most recently installed filter first, and a later one's
 // verdict replaces it only when its action is strictly more restrictive
 // (a smaller signed action value: kill < errno < allow).
-func stackVerdict(t *testing.T, progs Programs, arch, nr uint32, arg0 uint64) uint32 {
+func stackVerdict(t *testing.T, progs seccomp.Programs, arch, nr uint32, arg0 uint64) uint32 {
 	t.Helper()
 	data := seccompData(arch, nr, arg0)
 	verdict := vAllow
@@ -75,18 +76,18 @@ func seccompData(arch, nr uint32, arg0 uint64) []byte {
 	return b
 }
 
-func allOptions() []Options {
-	var out []Options
+func allOptions() []seccomp.Options {
+	var out []seccomp.Options
 	for _, single := range []bool{false, true} {
 		for _, nonet := range []bool{false, true} {
-			out = append(out, Options{SingleProcess: single, NoNetwork: nonet})
+			out = append(out, seccomp.Options{SingleProcess: single, NoNetwork: nonet})
 		}
 	}
 	return out
 }
 
 // forbiddenClone names every flag that must never pass clone, independent
-// of CloneAllowed (so a flag slipped into the allowlist fails here).
+// of seccomp.CloneAllowed (so a flag slipped into the allowlist fails here).
 var forbiddenClone = map[string]uint64{
 	"CLONE_NEWNS": unix.CLONE_NEWNS, "CLONE_NEWUTS": unix.CLONE_NEWUTS, "CLONE_NEWIPC": unix.CLONE_NEWIPC,
 	"CLONE_NEWUSER": unix.CLONE_NEWUSER, "CLONE_NEWPID": unix.CLONE_NEWPID, "CLONE_NEWNET": unix.CLONE_NEWNET,
@@ -98,7 +99,7 @@ var forbiddenClone = map[string]uint64{
 		unix.CLONE_NEWPID | unix.CLONE_NEWNET | unix.CLONE_NEWCGROUP,
 }
 
-// What the runtimes pass to clone (see CloneAllowed).
+// What the runtimes pass to clone (see seccomp.CloneAllowed).
 const (
 	pthreadFlags = unix.CLONE_VM | unix.CLONE_FS | unix.CLONE_FILES | unix.CLONE_SIGHAND | unix.CLONE_THREAD |
 		unix.CLONE_SYSVSEM | unix.CLONE_SETTLS | unix.CLONE_PARENT_SETTID | unix.CLONE_CHILD_CLEARTID
@@ -118,7 +119,7 @@ func cloneArgs(seed int64, n int) []uint64 {
 		args = append(args, 1<<bit, uint64(1)<<bit|forkFlags, uint64(1)<<bit|pthreadFlags)
 	}
 	for i := 0; i < n; i++ {
-		args = append(args, rng.Uint64(), rng.Uint64()&0xffffffff, rng.Uint64()&CloneAllowed)
+		args = append(args, rng.Uint64(), rng.Uint64()&0xffffffff, rng.Uint64()&seccomp.CloneAllowed)
 	}
 	return args
 }
@@ -128,7 +129,7 @@ func cloneArgs(seed int64, n int) []uint64 {
 // allowed ones).
 func TestCloneForbiddenFlags(t *testing.T) {
 	for _, opts := range allOptions() {
-		progs, err := Build(opts)
+		progs, err := seccomp.Build(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +148,7 @@ func TestCloneForbiddenFlags(t *testing.T) {
 // signal byte is free (0x80 there is an exit signal, not CLONE_NEWTIME).
 func TestCloneAllowedFlags(t *testing.T) {
 	for _, opts := range allOptions() {
-		progs, err := Build(opts)
+		progs, err := seccomp.Build(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +168,7 @@ func TestCloneAllowedFlags(t *testing.T) {
 			{"os/exec with pidfd", goExecFlags, procVerdict},
 			{"exit signal 0x80", 0x80, procVerdict},
 			{"exit signal 0xff", 0xff, procVerdict},
-			{"every allowed flag", CloneAllowed, vAllow},
+			{"every allowed flag", seccomp.CloneAllowed, vAllow},
 		} {
 			if got := stackVerdict(t, progs, auditX86_64, nrClone, c.flags); got != c.want {
 				t.Errorf("%+v: clone(%s = %#x) = %#x, want %#x", opts, c.name, c.flags, got, c.want)
@@ -177,12 +178,12 @@ func TestCloneAllowedFlags(t *testing.T) {
 }
 
 // Random flag words against the rule stated in Go: EPERM when any bit is
-// outside CloneAllowed, or when a single-process run asks for anything but
+// outside seccomp.CloneAllowed, or when a single-process run asks for anything but
 // a thread.
 func TestCloneRandomFlags(t *testing.T) {
 	rng := rand.New(rand.NewSource(8))
 	for _, opts := range allOptions() {
-		progs, err := Build(opts)
+		progs, err := seccomp.Build(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,12 +191,12 @@ func TestCloneRandomFlags(t *testing.T) {
 			flags := rng.Uint64()
 			switch i % 3 {
 			case 1: // mostly allowed bits, sometimes one more
-				flags &= CloneAllowed | 1<<uint(rng.Intn(64))
+				flags &= seccomp.CloneAllowed | 1<<uint(rng.Intn(64))
 			case 2:
-				flags &= CloneAllowed
+				flags &= seccomp.CloneAllowed
 			}
 			want := vAllow
-			if flags&^uint64(CloneAllowed) != 0 || (opts.SingleProcess && flags&unix.CLONE_THREAD == 0) {
+			if flags&^uint64(seccomp.CloneAllowed) != 0 || (opts.SingleProcess && flags&unix.CLONE_THREAD == 0) {
 				want = vEPERM
 			}
 			if got := stackVerdict(t, progs, auditX86_64, nrClone, flags); got != want {
@@ -210,7 +211,7 @@ func TestCloneRandomFlags(t *testing.T) {
 // calls with the same argument bits pass.
 func TestCloneRuleLeavesTheRest(t *testing.T) {
 	for _, opts := range allOptions() {
-		progs, err := Build(opts)
+		progs, err := seccomp.Build(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -256,8 +257,8 @@ func TestConditionalRulesStandAlone(t *testing.T) {
 // assembleStacked assembles each of Policies' filters on its own, as a
 // stack of programs: what the single program of Assemble must decide
 // alike.
-func assembleStacked(opts Options) (Programs, error) {
-	var progs Programs
+func assembleStacked(opts seccomp.Options) (seccomp.Programs, error) {
+	var progs seccomp.Programs
 	for _, pol := range Policies(opts) {
 		raw, err := assembleRaw(pol)
 		if err != nil {
