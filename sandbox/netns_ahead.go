@@ -6,10 +6,11 @@ import "sync"
 // opens, for the first slot run that needs one (netns.go): making one
 // costs about 1 ms, which a one-off command such as `docket exec` would
 // otherwise wait for between its setup and its helper's start. Made
-// alongside New's last checks and the run's own preparation (its space,
-// its cgroup), on the second core, it is ready or nearly so when the
-// run asks. Only one is made: later slots make their own when first
-// needed, as before.
+// alongside New's probes and the run's own preparation (its space, its
+// cgroup), on the second core, it is ready or nearly so when the run
+// asks. Only one is made: later slots make their own when first needed,
+// as before. New drops it when the probe finds that runs make their own
+// (Sandbox.slotNetNS).
 type netAhead struct {
 	mu sync.Mutex
 	ch chan *netNS // the namespace once made (nil if it failed); nil once taken

@@ -108,7 +108,7 @@ type Sandbox struct {
 	// hidden keeps the detached mounts that hide stdio files' host paths
 	// (hiddencache.go).
 	hidden hiddenTrees
-	// netAhead is the network namespace made as New returns, for the
+	// netAhead is the network namespace made while New probes, for the
 	// first slot run that needs one (netns_ahead.go).
 	netAhead netAhead
 }
@@ -159,6 +159,11 @@ func New(cfg Config) (*Sandbox, error) {
 		}
 		os.Chmod(d.path, d.mode)
 	}
+	// Made while New probes, if runs can take it (slotNetNS, which the
+	// probe decides: dropped below if they cannot).
+	if os.Geteuid() == 0 && !cfg.NetNSPerRun {
+		s.netAhead.start()
+	}
 	var cgErr error
 	trials := loadCgroupTrials(cfg.StateDir, os.Geteuid() != 0)
 	cgOpts := cgroup.Options{Version: cgroup.Version(cfg.CgroupVersion), Parent: cfg.CgroupParent}
@@ -182,11 +187,12 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.DebugLog != "" {
 		s.debug = &debugLog{path: cfg.DebugLog}
 	}
-	if s.caps.Level < cfg.MinLevel {
-		return s, &LevelError{Have: s.caps.Level, Want: cfg.MinLevel, Missing: s.caps.Missing()}
+	if !s.slotNetNS() {
+		s.netAhead.close()
 	}
-	if s.slotNetNS() {
-		s.netAhead.start()
+	if s.caps.Level < cfg.MinLevel {
+		s.netAhead.close()
+		return s, &LevelError{Have: s.caps.Level, Want: cfg.MinLevel, Missing: s.caps.Missing()}
 	}
 	return s, nil
 }
