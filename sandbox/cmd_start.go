@@ -249,11 +249,13 @@ func (c *Cmd) makeGroup(seq uint64) error {
 	}
 	spec := cgroup.Spec{MemoryBytes: s.lim.Memory, Pids: s.lim.tasks(), CPUs: s.lim.CPUs}
 	s.groupSpec = spec
-	if sb.cfg.OneRun {
-		// No next run to keep a group for: its own, removed with it.
-	} else if s.kept = c.Slot.takeKept(c.Trusted, spec); s.kept != nil {
-		s.group = s.kept.g
-		return nil
+	// A run of a OneRun Sandbox has no next run to keep a group for: it
+	// gets its own, removed with it.
+	if !sb.cfg.OneRun {
+		if s.kept = c.Slot.takeKept(c.Trusted, spec); s.kept != nil {
+			s.group = s.kept.g
+			return nil
+		}
 	}
 	name := c.runName(seq)
 	if c.Trusted {
@@ -264,7 +266,7 @@ func (c *Cmd) makeGroup(seq uint64) error {
 	if err != nil {
 		// The host may have changed since the cached trial creation:
 		// the next Sandbox tries again.
-		forgetProbe(sb.cfg.StateDir)
+		forgetCgroupTrials(sb.cfg.StateDir)
 		return &SetupError{"cgroup", err}
 	}
 	return nil

@@ -34,26 +34,28 @@ func (a *netAhead) start() {
 	}()
 }
 
+// detach takes the namespace's channel from a, which offers it no more:
+// nil if none was started or it was taken already.
+func (a *netAhead) detach() chan *netNS {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ch := a.ch
+	a.ch = nil
+	return ch
+}
+
 // take gives the namespace, waiting for it if it is being made: nil if
 // none was started, it failed or it was taken already.
 func (a *netAhead) take() *netNS {
-	a.mu.Lock()
-	ch := a.ch
-	a.ch = nil
-	a.mu.Unlock()
-	if ch == nil {
-		return nil
+	if ch := a.detach(); ch != nil {
+		return <-ch
 	}
-	return <-ch
+	return nil
 }
 
 // close drops the namespace if no run took it, once it is made.
 func (a *netAhead) close() {
-	a.mu.Lock()
-	ch := a.ch
-	a.ch = nil
-	a.mu.Unlock()
-	if ch != nil {
+	if ch := a.detach(); ch != nil {
 		go func() {
 			if n := <-ch; n != nil {
 				n.close()

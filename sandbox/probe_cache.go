@@ -146,13 +146,12 @@ func cacheEntries(path string) []json.RawMessage {
 	return entries
 }
 
-// forgetProbe drops the cached probes (a run's clone or group creation
-// failed: the host's policy may have changed since).
+// forgetProbe drops the cached probe (a run's clone failed: the host's
+// policy may have changed since).
 func forgetProbe(stateDir string) {
 	if stateDir != "" {
 		os.Remove(filepath.Join(stateDir, probeCacheName))
 		os.Remove(filepath.Join(stateDir, boxProbeCacheName))
-		os.Remove(filepath.Join(stateDir, cgroupTrialsName))
 	}
 }
 

@@ -1,6 +1,9 @@
 package sandbox
 
-import "path/filepath"
+import (
+	"os"
+	"path/filepath"
+)
 
 // cgroupTrials keeps the cgroup package's trial creations (cgroup.Trials)
 // in the state directory beside the namespace probe, under the same key:
@@ -8,8 +11,8 @@ import "path/filepath"
 // every start, about 0.7-1 ms of a one-off command such as `docket exec`
 // (the memory controller's alone near 0.3). A stale or forged entry can
 // only make the runs' own group creation fail, loudly, as a setup error,
-// and that failure drops the entry (forgetProbe), as a clone's drops the
-// namespace probe.
+// and that failure drops the file (forgetCgroupTrials), as a clone's
+// drops the namespace probe.
 type cgroupTrials struct {
 	path, key string
 	worked    map[string]bool
@@ -45,6 +48,14 @@ func (t *cgroupTrials) Worked(dir string) bool { return t.worked[dir] }
 func (t *cgroupTrials) Record(dir string) {
 	t.worked[dir] = true
 	t.recorded = true
+}
+
+// forgetCgroupTrials drops the kept trials (a run's group could not be
+// made: the host may have changed since).
+func forgetCgroupTrials(stateDir string) {
+	if stateDir != "" {
+		os.Remove(filepath.Join(stateDir, cgroupTrialsName))
+	}
 }
 
 // save writes the entry when a directory was tried in this process.

@@ -187,11 +187,10 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.DebugLog != "" {
 		s.debug = &debugLog{path: cfg.DebugLog}
 	}
-	if !s.slotNetNS() {
+	if !s.slotNetNS() || s.caps.Level < cfg.MinLevel {
 		s.netAhead.close()
 	}
 	if s.caps.Level < cfg.MinLevel {
-		s.netAhead.close()
 		return s, &LevelError{Have: s.caps.Level, Want: cfg.MinLevel, Missing: s.caps.Missing()}
 	}
 	return s, nil
