@@ -51,11 +51,17 @@ func TestKeptGroupReused(t *testing.T) {
 		sl.Settle()
 		return res
 	}
-	if r := run(touch, sandbox.Limits{}); r.Memory < 64<<20 {
-		t.Fatalf("touch64 reported %d KiB", r.Memory>>10)
+	first := run(touch, sandbox.Limits{})
+	if first.Memory < 64<<20 {
+		t.Fatalf("touch64 reported %d KiB", first.Memory>>10)
 	}
-	if r := run(empty, sandbox.Limits{}); r.Memory >= 1<<20 || r.CPUTime > r.WallTime {
-		t.Errorf("the previous run's figures carried over: %d KiB, CPU %v in %v", r.Memory>>10, r.CPUTime, r.WallTime)
+	// A counter carried over holds at least the first run's figure. The
+	// CPU time is not held to the wall time: the two come from different
+	// clocks (the group's counter, the helper's stamps), and for a run
+	// this short they are close (603µs of CPU in 592µs of wall under -race).
+	if r := run(empty, sandbox.Limits{}); r.Memory >= 8<<20 || r.CPUTime >= first.CPUTime {
+		t.Errorf("the previous run's figures carried over: %d KiB, CPU %v (touch64: %d KiB, CPU %v)",
+			r.Memory>>10, r.CPUTime, first.Memory>>10, first.CPUTime)
 	}
 	if r := run(touch, sandbox.Limits{Memory: 32 << 20}); r.Status != sandbox.MLE {
 		t.Fatalf("touch64 under 32 MiB: %s", r.Status)
