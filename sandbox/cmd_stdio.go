@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"strings"
 	"sync"
+	"syscall"
 )
 
 // stdio turns the Cmd's reader and writers into files for the child.
@@ -29,7 +31,8 @@ func (c *Cmd) stdio(childFiles *[]*os.File) (in, out, errf *os.File, err error) 
 }
 
 // stdinFile is the child's stdin: /dev/null for nil, a file as it is
-// (hidePath), else a pipe fed from the reader.
+// (hidePath), a small in-memory input written ahead (smallStdin), else a
+// pipe fed from the reader.
 func (c *Cmd) stdinFile(childFiles *[]*os.File) (*os.File, error) {
 	switch r := c.Stdin.(type) {
 	case nil:
@@ -41,21 +44,79 @@ func (c *Cmd) stdinFile(childFiles *[]*os.File) (*os.File, error) {
 		return in, nil
 	case *os.File:
 		return c.hidePath(r, childFiles)
-	default:
-		pr, pw, err := pipeToChild()
-		if err != nil {
-			return nil, err
+	case *strings.Reader, *bytes.Reader, *bytes.Buffer:
+		if in, ok, err := smallStdin(r.(smallReader), childFiles); ok || err != nil {
+			return in, err
 		}
-		*childFiles = append(*childFiles, pr)
-		copiers := &c.state.copiers
-		copiers.Add(1)
-		go func() {
-			defer copiers.Done()
-			io.Copy(pw, r) // EPIPE when the target stops reading: fine
-			pw.Close()
-		}()
-		return pr, nil
 	}
+	return c.stdinPipe(childFiles)
+}
+
+// smallReader is an in-memory reader that knows what it has left.
+type smallReader interface {
+	io.Reader
+	Len() int
+}
+
+// smallInput is the most stdin written into the pipe before the child
+// starts: PIPE_BUF, which fits whole into an empty pipe of any size the
+// kernel gives (a single page, for a user past pipe-user-pages-soft).
+const smallInput = 4096 // PIPE_BUF on Linux
+
+// smallStdin writes a small in-memory stdin into a pipe of its own at
+// once, and closes the pipe's end for writing: no copying goroutine to
+// start and wake, no poller for the pipe (a test's input, a+b's "1 2").
+// It reports false, having read nothing, for more than smallInput bytes.
+func smallStdin(r smallReader, childFiles *[]*os.File) (*os.File, bool, error) {
+	if r.Len() > smallInput {
+		return nil, false, nil
+	}
+	var buf [smallInput]byte
+	n, _ := io.ReadFull(r, buf[:r.Len()]) // memory: all of it
+	rfd, wfd, err := newPipe()
+	if err != nil {
+		return nil, true, err
+	}
+	defer syscall.Close(wfd)
+	if err := writeAll(wfd, buf[:n]); err != nil {
+		syscall.Close(rfd)
+		return nil, true, os.NewSyscallError("write stdin", err)
+	}
+	in := os.NewFile(uintptr(rfd), "|0")
+	*childFiles = append(*childFiles, in)
+	return in, true, nil
+}
+
+// writeAll writes b to a blocking descriptor.
+func writeAll(fd int, b []byte) error {
+	for len(b) > 0 {
+		n, err := syscall.Write(fd, b)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// stdinPipe is a pipe fed from the Cmd's reader by a goroutine.
+func (c *Cmd) stdinPipe(childFiles *[]*os.File) (*os.File, error) {
+	pr, pw, err := pipeToChild()
+	if err != nil {
+		return nil, err
+	}
+	*childFiles = append(*childFiles, pr)
+	copiers := &c.state.copiers
+	copiers.Add(1)
+	go func(r io.Reader) {
+		defer copiers.Done()
+		io.Copy(pw, r) // EPIPE when the target stops reading: fine
+		pw.Close()
+	}(c.Stdin)
+	return pr, nil
 }
 
 // outFile is the child's end for an output writer: a file as it is

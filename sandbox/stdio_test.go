@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
@@ -124,5 +125,40 @@ func TestStderrCapWithoutTruncateIsOLE(t *testing.T) {
 	res := run(t, cmd)
 	if res.Status != sandbox.OLE || res.Source != sandbox.SourceStderr {
 		t.Errorf("status %s (%s), want OLE (%s)", res.Status, res.Source, sandbox.SourceStderr)
+	}
+}
+
+// In-memory stdin reaches the target whole, whichever way it goes: up to
+// 4096 bytes written into the pipe before the start, more through a
+// copying goroutine, and readers of other kinds always through one. Each
+// reader is drained, as os/exec drains it.
+func TestInMemoryStdin(t *testing.T) {
+	sl := testSlot(t)
+	for _, size := range []int{0, 4, 4096, 4097, 200 << 10} {
+		in := strings.Repeat("0123456789abcde\n", size/16+1)[:size]
+		readers := map[string]interface {
+			io.Reader
+			Len() int
+		}{
+			"strings.Reader": strings.NewReader(in),
+			"bytes.Reader":   bytes.NewReader([]byte(in)),
+			"bytes.Buffer":   bytes.NewBufferString(in),
+		}
+		for name, r := range readers {
+			cmd := sl.Command("/bin/cat")
+			cmd.Stdin = r
+			cmd.Limits = sandbox.Limits{Stdout: 1 << 20}
+			res := run(t, cmd)
+			if res.Status != sandbox.OK || string(res.Stdout) != in || r.Len() != 0 {
+				t.Errorf("%s of %d bytes: status %s (%s), %d bytes out, %d left unread",
+					name, size, res.Status, res.Source, len(res.Stdout), r.Len())
+			}
+		}
+		cmd := sl.Command("/bin/cat")
+		cmd.Stdin = io.MultiReader(strings.NewReader(in))
+		cmd.Limits = sandbox.Limits{Stdout: 1 << 20}
+		if res := run(t, cmd); res.Status != sandbox.OK || string(res.Stdout) != in {
+			t.Errorf("io.MultiReader of %d bytes: status %s, %d bytes out", size, res.Status, len(res.Stdout))
+		}
 	}
 }
