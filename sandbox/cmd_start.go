@@ -213,7 +213,7 @@ func (c *Cmd) buildRequest(box string, binds []mount.Bind, uid, gid int) (*nsini
 	if caps.UIDSwitch {
 		req.UID, req.GID = uid, gid
 	}
-	req.Rlimits = rlimit.Fit(c.rlimits().Limits(), caps.Root)
+	req.Rlimits = c.Slot.sb.ceiling.Fit(c.rlimits().Limits())
 	if caps.Seccomp {
 		s.single = s.lim.Processes <= 1
 		s.filter = seccomp.Options{SingleProcess: s.single, NoNetwork: !c.Network}

@@ -36,10 +36,15 @@ func (c *Cmd) stdio(childFiles *[]*os.File) (in, out, errf *os.File, err error) 
 func (c *Cmd) stdinFile(childFiles *[]*os.File) (*os.File, error) {
 	switch r := c.Stdin.(type) {
 	case nil:
-		in, err := os.Open(os.DevNull)
+		// Opened for each run: a shared open file would carry a flock
+		// from one run to the next. Not through os.Open, which would
+		// try the poller and ask for the descriptor's flags (six system
+		// calls to one).
+		fd, err := syscall.Open(os.DevNull, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 		if err != nil {
-			return nil, err
+			return nil, &os.PathError{Op: "open", Path: os.DevNull, Err: err}
 		}
+		in := os.NewFile(uintptr(fd), os.DevNull)
 		*childFiles = append(*childFiles, in)
 		return in, nil
 	case *os.File:

@@ -29,6 +29,7 @@ import (
 	"github.com/docketjudge/docket/sandbox/cgroup"
 	"github.com/docketjudge/docket/sandbox/mount"
 	_ "github.com/docketjudge/docket/sandbox/nsinit" // the helper: takes over a re-executed binary
+	"github.com/docketjudge/docket/sandbox/rlimit"
 	"golang.org/x/sys/unix"
 )
 
@@ -111,6 +112,9 @@ type Sandbox struct {
 	// netAhead is the network namespace made while New probes, for the
 	// first slot run that needs one (netns_ahead.go).
 	netAhead netAhead
+	// ceiling caps the runs' rlimits at what the helper may set
+	// (rlimit.Ceiling), taken once here.
+	ceiling rlimit.Ceiling
 }
 
 // RunPrefix starts the names of this sandbox's cgroups and boxes.
@@ -173,6 +177,7 @@ func New(cfg Config) (*Sandbox, error) {
 	s.cg, cgErr = cgroup.Open(cgOpts)
 	trials.save()
 	s.caps = probe(cfg.StateDir, s.cg, cgErr)
+	s.ceiling = rlimit.OwnCeiling(s.caps.Root)
 	// The worker's own binary is hidden even when it lives under a bound
 	// directory such as /usr/local/bin.
 	if exe, err := os.Executable(); err == nil {

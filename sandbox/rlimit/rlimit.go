@@ -102,16 +102,40 @@ func (s Set) Limits() []Limit {
 // capability, as in a container with Docker's default capabilities) gets
 // each value capped at its own hard limit, which it can always set: for
 // such a worker, lifting its own hard limits is the operator's part.
-func Fit(limits []Limit, root bool) []Limit {
+func Fit(limits []Limit, root bool) []Limit { return OwnCeiling(root).Fit(limits) }
+
+// Ceiling is what Fit caps limits at: nothing (nil) for a worker that may
+// raise hard limits, else its own hard limit for each resource it could
+// read. A worker's hard limits only ever go down, and docket never lowers
+// its own: a Ceiling taken once, as the Sandbox opens, saves a run the
+// capget and sixteen getrlimit calls. Should an operator lower one on
+// the running worker (prlimit), the helper's setrlimit above it fails
+// and the run ends as a system error that names the limit.
+type Ceiling map[int]uint64
+
+// OwnCeiling is this process's Ceiling now.
+func OwnCeiling(root bool) Ceiling {
 	if root && haveCapSysResource() {
+		return nil
+	}
+	c := Ceiling{}
+	for _, l := range (Set{}).Limits() { // every resource a run is given
+		var own unix.Rlimit
+		if unix.Getrlimit(l.Resource, &own) == nil {
+			c[l.Resource] = own.Max
+		}
+	}
+	return c
+}
+
+// Fit caps limits at the ceiling (a nil Ceiling caps nothing).
+func (c Ceiling) Fit(limits []Limit) []Limit {
+	if c == nil {
 		return limits
 	}
 	return capAt(limits, func(r int) (uint64, bool) {
-		var own unix.Rlimit
-		if unix.Getrlimit(r, &own) != nil {
-			return 0, false
-		}
-		return own.Max, true
+		m, ok := c[r]
+		return m, ok
 	})
 }
 

@@ -146,3 +146,26 @@ func name(r int) string {
 	}
 	return fmt.Sprintf("rlimit(%d)", r)
 }
+
+// A Ceiling holds this process's hard limit for every resource a run is
+// given, and caps at it what it has; a nil one caps nothing.
+func TestCeiling(t *testing.T) {
+	c := OwnCeiling(false)
+	for _, l := range (Set{}).Limits() {
+		var own unix.Rlimit
+		if err := unix.Getrlimit(l.Resource, &own); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := c[l.Resource]; !ok || got != own.Max {
+			t.Errorf("%s: ceiling %d (%v), hard limit %d", name(l.Resource), got, ok, own.Max)
+		}
+	}
+	asked := []Limit{{unix.RLIMIT_NOFILE, 64, 64}, {unix.RLIMIT_STACK, 8 << 20, 1 << 30}}
+	got := Ceiling{unix.RLIMIT_NOFILE: 10}.Fit(asked)
+	if got[0] != (Limit{unix.RLIMIT_NOFILE, 10, 10}) || got[1] != asked[1] {
+		t.Errorf("capped at 10 open files: %+v", got)
+	}
+	if got := Ceiling(nil).Fit(asked); len(got) != 2 || got[0] != asked[0] || got[1] != asked[1] {
+		t.Errorf("a nil ceiling changed %+v into %+v", asked, got)
+	}
+}
