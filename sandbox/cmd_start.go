@@ -79,6 +79,7 @@ func (c *Cmd) Start() (err error) {
 		return err
 	}
 	c.armWatchdogs()
+	c.makeAheadDuringRun()
 	return nil
 }
 

@@ -70,3 +70,10 @@ func NetChecked(sl *Slot, trusted bool) bool {
 	}
 	return n != nil && n.clean
 }
+
+// SpaceReady says whether the slot has its next run's space made ahead.
+func SpaceReady(sl *Slot) bool {
+	sl.ahead.mu.Lock()
+	defer sl.ahead.mu.Unlock()
+	return sl.ahead.ready != nil
+}

@@ -64,3 +64,48 @@ func lastRecord(t *testing.T, log string) map[string]any {
 	recs := debugRecords(t, log)
 	return recs[len(recs)-1]
 }
+
+// A run from BoxFrom has the slot make its next run's space while it goes
+// on (its source cannot change through the run); a run in a host box does
+// not, since what it writes there is copied back to that source after it.
+func TestSpaceMadeDuringRun(t *testing.T) {
+	sl := testSlot(t)
+	src := openDir(t)
+	os.WriteFile(src+"/prog", []byte("v1\n"), 0o644)
+	time.Sleep(30 * time.Millisecond) // not racy (space_ahead.go)
+	for _, tc := range []struct {
+		name string
+		host bool
+		want bool
+	}{
+		{"BoxFrom", false, true},
+		{"host box", true, false},
+	} {
+		sl.Settle() // whatever the last run made ahead is made: Start takes it
+		cmd := sl.Command("/bin/sleep", "0.5")
+		if tc.host {
+			cmd.Box = openDir(t)
+		} else {
+			cmd.BoxFrom = src
+		}
+		cmd.Limits = sandbox.Limits{WallTime: 5 * time.Second}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Taken by this run, the slot's space made ahead is gone until
+		// one is made for the next.
+		ready := false
+		for end := time.Now().Add(400 * time.Millisecond); !ready && time.Now().Before(end); {
+			time.Sleep(5 * time.Millisecond)
+			ready = sandbox.SpaceReady(sl)
+		}
+		res, err := cmd.Wait()
+		if err != nil || res.Status != sandbox.OK {
+			t.Fatalf("%s: %v %+v", tc.name, err, res)
+		}
+		if ready != tc.want {
+			t.Errorf("%s: the next run's space made during the run: %v, want %v", tc.name, ready, tc.want)
+		}
+	}
+	sl.Settle()
+}

@@ -88,6 +88,19 @@ func (c *Cmd) makeAhead() {
 	c.Slot.pipes.make()
 }
 
+// makeAheadDuringRun has the slot make its next run's space and pipes
+// while this run goes on, where nothing the run does can change the
+// space's source: a space made from BoxFrom, with no host box to copy
+// back. Begun only after the run, the make's goroutine started 70-300 µs
+// later in a judge's one-at-a-time tests, and the next test, 140-260 µs
+// after, made its own space on its path in about a test of four. The
+// make after the run then finds the space ready and does nothing.
+func (c *Cmd) makeAheadDuringRun() {
+	if key := c.state.spaceKey; key != nil && key.host == "" && !c.Slot.sb.cfg.OneRun {
+		c.Slot.teardowns.also(c.makeAhead)
+	}
+}
+
 // netSettled has the slot check its network namespace for the next run
 // now that this run is over with all its processes: its helper, PID 1 of
 // its pid namespace, has been reaped, or (endsWithTarget) the target, its
