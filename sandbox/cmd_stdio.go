@@ -82,29 +82,16 @@ func smallStdin(r smallReader, childFiles *[]*os.File) (*os.File, bool, error) {
 	if err != nil {
 		return nil, true, err
 	}
-	defer syscall.Close(wfd)
-	if err := writeAll(wfd, buf[:n]); err != nil {
+	w := os.NewFile(uintptr(wfd), "|1") // blocking: os.File.Write writes it all
+	_, err = w.Write(buf[:n])
+	w.Close()
+	if err != nil {
 		syscall.Close(rfd)
-		return nil, true, os.NewSyscallError("write stdin", err)
+		return nil, true, err
 	}
 	in := os.NewFile(uintptr(rfd), "|0")
 	*childFiles = append(*childFiles, in)
 	return in, true, nil
-}
-
-// writeAll writes b to a blocking descriptor.
-func writeAll(fd int, b []byte) error {
-	for len(b) > 0 {
-		n, err := syscall.Write(fd, b)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		b = b[n:]
-	}
-	return nil
 }
 
 // stdinPipe is a pipe fed from the Cmd's reader by a goroutine.
