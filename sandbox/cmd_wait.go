@@ -211,7 +211,7 @@ func (s *runState) copyBack(res *Result) error {
 	if s.space == nil || s.space.host == "" || (res.Status == OLE && res.Source == SourceDisk) {
 		return nil
 	}
-	return s.space.copyBack()
+	return s.space.copyBack(s.start)
 }
 
 // sweep kills whatever is still in the run's cgroup. Everything there was

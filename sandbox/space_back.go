@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -24,13 +25,18 @@ import (
 // (a path through the space's /proc/self/fd link costs a lookup in /proc
 // per call), an entry docket copied in and the run left alone (its
 // stamp: inode, size, change time) is not touched, and the host box is
-// opened only once something is to be written there.
-func (sp *space) copyBack() error {
+// opened only once something is to be written there. start is when the
+// run started: a stamp taken within a tick of it proves nothing where
+// file times are coarse (space_stamps.go).
+func (sp *space) copyBack(start time.Time) error { return sp.copyBackAt(start, tmpfsFineCtime()) }
+
+// copyBackAt is copyBack where file times are fine-grained or not.
+func (sp *space) copyBackAt(start time.Time, fineCtime bool) error {
 	box, err := unix.Openat(int(sp.mnt.Fd()), "box", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("copy the box back: %w", &os.PathError{Op: "open", Path: "box", Err: err})
 	}
-	b := &backCopy{sp: sp, seen: make(map[string]bool, len(sp.copied))}
+	b := &backCopy{sp: sp, seen: make(map[string]bool, len(sp.copied)), start: start, fineCtime: fineCtime}
 	defer b.close()
 	if err := b.walk(box, ""); err != nil {
 		return fmt.Errorf("copy the box back: %w", err)
@@ -52,9 +58,11 @@ func (sp *space) copyBack() error {
 
 // backCopy is one copyBack under way.
 type backCopy struct {
-	sp   *space
-	root *os.Root        // the host box, once opened (host)
-	seen map[string]bool // the box's entries, by path beneath it
+	sp        *space
+	root      *os.Root        // the host box, once opened (host)
+	seen      map[string]bool // the box's entries, by path beneath it
+	start     time.Time       // the run's start
+	fineCtime bool            // tmpfsFineCtime
 }
 
 // host is the host box, opened the first time it is needed.
@@ -101,7 +109,7 @@ func (b *backCopy) entry(dir int, name, rel string) error {
 	b.seen[rel] = true
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFDIR:
-		if !b.sp.unchanged(b.sp.dirs, rel, &st) {
+		if !b.unchanged(b.sp.dirs, rel, &st) {
 			root, err := b.host()
 			if err != nil {
 				return err
@@ -116,7 +124,7 @@ func (b *backCopy) entry(dir int, name, rel string) error {
 		}
 		return b.walk(sub, rel)
 	case unix.S_IFREG:
-		if b.sp.unchanged(b.sp.copied, rel, &st) {
+		if b.unchanged(b.sp.copied, rel, &st) {
 			return nil
 		}
 		root, err := b.host()
@@ -128,10 +136,11 @@ func (b *backCopy) entry(dir int, name, rel string) error {
 	return nil
 }
 
-// unchanged: st is the entry at rel as docket copied it in (stamps).
-func (sp *space) unchanged(stamps map[string]stamp2, rel string, st *unix.Stat_t) bool {
+// unchanged: st is the entry at rel as docket copied it in (stamps), and
+// its stamp can show it (stampVouches).
+func (b *backCopy) unchanged(stamps map[string]stamp2, rel string, st *unix.Stat_t) bool {
 	s, ok := stamps[rel]
-	return ok && s == stampOf(st)
+	return ok && s == stampOf(st) && stampVouches(s, b.start, b.fineCtime)
 }
 
 func stampOf(st *unix.Stat_t) stamp2 {

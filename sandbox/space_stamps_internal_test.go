@@ -1,0 +1,106 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestStampVouches: a stamp proves an entry untouched where file times
+// are fine-grained, or when the run started racyWindow after it; not
+// when the run started within a tick of it, nor before it (a clock set
+// back).
+func TestStampVouches(t *testing.T) {
+	stampAt := time.Now()
+	s := stamp2{ctime: unix.NsecToTimespec(stampAt.UnixNano())}
+	for _, tc := range []struct {
+		name  string
+		start time.Time
+		fine  bool
+		want  bool
+	}{
+		{"coarse, run 1 ms after", stampAt.Add(time.Millisecond), false, false},
+		{"coarse, run just under the window after", stampAt.Add(racyWindow - time.Microsecond), false, false},
+		{"coarse, run the window after", stampAt.Add(racyWindow), false, true},
+		{"coarse, run a second after", stampAt.Add(time.Second), false, true},
+		{"coarse, run before the stamp", stampAt.Add(-time.Second), false, false},
+		{"fine, run 1 ms after", stampAt.Add(time.Millisecond), true, true},
+	} {
+		if got := stampVouches(s, tc.start, tc.fine); got != tc.want {
+			t.Errorf("%s: stampVouches = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestTmpfsFineCtime: the probe finds multigrain times where the kernel
+// gives them to tmpfs (Linux 6.13 on) and coarse ones before.
+func TestTmpfsFineCtime(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a detached tmpfs needs root")
+	}
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		t.Fatal(err)
+	}
+	release := unix.ByteSliceToString(u.Release[:])
+	parts := strings.SplitN(release, ".", 3)
+	major, _ := strconv.Atoi(parts[0])
+	minor, _ := strconv.Atoi(strings.TrimFunc(parts[1], func(r rune) bool { return r < '0' || r > '9' }))
+	want := major > 6 || major == 6 && minor >= 13
+	if got := tmpfsFineCtime(); got != want {
+		t.Errorf("Linux %s: tmpfsFineCtime = %v, want %v (multigrain tmpfs times came with 6.13)", release, got, want)
+	}
+}
+
+// TestCopyBackRacyStamps: where file times are coarse, the files a run
+// may have rewritten within a tick of their copy-in are copied back
+// though their stamps did not change; with fine times, or a run started
+// later, they are left alone. What is written to the host box shows in
+// its file's change time.
+func TestCopyBackRacyStamps(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a space needs root")
+	}
+	for _, tc := range []struct {
+		name   string
+		after  time.Duration // the run's start after the copy-in
+		fine   bool
+		copied bool
+	}{
+		{"coarse, racy", time.Millisecond, false, true},
+		{"coarse, later", time.Second, false, false},
+		{"fine, racy", time.Millisecond, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			host := t.TempDir()
+			file := filepath.Join(host, "counter")
+			if err := os.WriteFile(file, []byte("1\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sp, err := newSpace(spaceKey{host: host, disk: 1 << 20, inodes: 16, uid: 65534, gid: 65534})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sp.close()
+			var before unix.Stat_t
+			unix.Stat(file, &before)
+			time.Sleep(20 * time.Millisecond) // past any tick: a write shows
+			if err := sp.copyBackAt(time.Now().Add(tc.after-20*time.Millisecond), tc.fine); err != nil {
+				t.Fatal(err)
+			}
+			var after unix.Stat_t
+			unix.Stat(file, &after)
+			if copied := after.Ctim != before.Ctim; copied != tc.copied {
+				t.Errorf("host file rewritten: %v, want %v", copied, tc.copied)
+			}
+			if b, _ := os.ReadFile(file); string(b) != "1\n" {
+				t.Errorf("host file holds %q, want %q", b, "1\n")
+			}
+		})
+	}
+}
