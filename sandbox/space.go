@@ -44,6 +44,8 @@ type space struct {
 	copied map[string]stamp2 // the box's regular files as docket copied them in
 	dirs   map[string]stamp2 // and its directories beneath it, once filled
 	cloned []*os.File        // box and /tmp cloned ahead (cloneAhead), for clones to hand out
+	uid    int               // the run's uid, and
+	gid    int               // its gid (runMayWrite)
 }
 
 // usage is what a tmpfs holds: bytes of its blocks, and inodes.
@@ -82,7 +84,7 @@ func newSpace(key spaceKey) (*space, error) {
 
 // newSpaceOf is newSpace for a source whose entries are already listed.
 func newSpaceOf(key spaceKey, source []entryStamp) (*space, error) {
-	sp := &space{host: key.host, limit: usage{bytes: roundPage(key.disk), inodes: int64(key.inodes)}}
+	sp := &space{host: key.host, uid: key.uid, gid: key.gid, limit: usage{bytes: roundPage(key.disk), inodes: int64(key.inodes)}}
 	need := sourceUsage(source)
 	need.inodes += 3 // the root, box, tmp
 	var err error

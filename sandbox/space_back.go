@@ -140,7 +140,7 @@ func (b *backCopy) entry(dir int, name, rel string) error {
 // its stamp can show it (stampVouches).
 func (b *backCopy) unchanged(stamps map[string]stamp2, rel string, st *unix.Stat_t) bool {
 	s, ok := stamps[rel]
-	return ok && s == stampOf(st) && stampVouches(s, b.start, b.fineCtime)
+	return ok && s == stampOf(st) && (stampVouches(s, b.start, b.fineCtime) || !runMayWrite(st, b.sp.uid, b.sp.gid))
 }
 
 func stampOf(st *unix.Stat_t) stamp2 {

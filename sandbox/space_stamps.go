@@ -16,14 +16,32 @@ import (
 // multigrain times: a change after the time was read (copyOwned reads it
 // for the stamp) gets a fine-grained time, always a new one, and there
 // every stamp proves itself. Elsewhere a stamp proves nothing unless the
-// run started racyWindow after it; such entries are copied back
-// whether they changed or not.
+// run started racyWindow after it, or the run could not write the entry
+// (runMayWrite); other entries are copied back whether they changed or
+// not.
 
 // stampVouches reports whether stamp s, taken before a run that started
 // at start, shows that the run left its entry alone when the entry still
 // has it.
 func stampVouches(s stamp2, start time.Time, fineCtime bool) bool {
 	return fineCtime || start.Sub(time.Unix(s.ctime.Unix())) >= racyWindow
+}
+
+// runMayWrite reports whether a run as uid and gid (no supplementary
+// groups, no capabilities) could have written the entry st, or changed
+// its mode: its owner can make it writable, anyone else needs its write
+// bit, the group's where the entry's group is the run's. An entry the run
+// could not write is as docket copied it unless its inode changed, which
+// its stamp shows on any clock.
+func runMayWrite(st *unix.Stat_t, uid, gid int) bool {
+	switch {
+	case int(st.Uid) == uid:
+		return true
+	case int(st.Gid) == gid:
+		return st.Mode&0o020 != 0
+	default:
+		return st.Mode&0o002 != 0
+	}
 }
 
 // tmpfsFineCtime reports, once per process, whether a tmpfs gives a

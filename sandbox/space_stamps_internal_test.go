@@ -57,24 +57,50 @@ func TestTmpfsFineCtime(t *testing.T) {
 	}
 }
 
+// TestRunMayWrite: the owner may always write (it can chmod), others
+// by their class's write bit: the group's where the group is the run's.
+func TestRunMayWrite(t *testing.T) {
+	const uid, gid = 1000, 1000
+	for _, tc := range []struct {
+		owner, group int
+		mode         uint32
+		want         bool
+	}{
+		{uid, gid, 0o400, true},
+		{0, gid, 0o664, true},
+		{0, gid, 0o646, false}, // the group's bits apply, not others'
+		{0, 0, 0o646, true},
+		{0, 0, 0o664, false},
+		{0, 0, 0o755, false},
+	} {
+		st := unix.Stat_t{Uid: uint32(tc.owner), Gid: uint32(tc.group), Mode: unix.S_IFREG | tc.mode}
+		if got := runMayWrite(&st, uid, gid); got != tc.want {
+			t.Errorf("owner %d group %d mode %o: runMayWrite = %v, want %v", tc.owner, tc.group, tc.mode, got, tc.want)
+		}
+	}
+}
+
 // TestCopyBackRacyStamps: where file times are coarse, the files a run
 // may have rewritten within a tick of their copy-in are copied back
-// though their stamps did not change; with fine times, or a run started
-// later, they are left alone. What is written to the host box shows in
-// its file's change time.
+// though their stamps did not change; with fine times, a run started
+// later, or a file the run could not write, they are left alone. What is
+// written to the host box shows in its file's change time.
 func TestCopyBackRacyStamps(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("a space needs root")
 	}
+	const runUID = 65534
 	for _, tc := range []struct {
 		name   string
 		after  time.Duration // the run's start after the copy-in
 		fine   bool
+		owner  int
 		copied bool
 	}{
-		{"coarse, racy", time.Millisecond, false, true},
-		{"coarse, later", time.Second, false, false},
-		{"fine, racy", time.Millisecond, true, false},
+		{"coarse, racy", time.Millisecond, false, runUID, true},
+		{"coarse, racy, not the run's to write", time.Millisecond, false, 0, false},
+		{"coarse, later", time.Second, false, runUID, false},
+		{"fine, racy", time.Millisecond, true, runUID, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			host := t.TempDir()
@@ -82,7 +108,10 @@ func TestCopyBackRacyStamps(t *testing.T) {
 			if err := os.WriteFile(file, []byte("1\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			sp, err := newSpace(spaceKey{host: host, disk: 1 << 20, inodes: 16, uid: 65534, gid: 65534})
+			if err := os.Chown(file, tc.owner, tc.owner); err != nil {
+				t.Fatal(err)
+			}
+			sp, err := newSpace(spaceKey{host: host, disk: 1 << 20, inodes: 16, uid: runUID, gid: runUID})
 			if err != nil {
 				t.Fatal(err)
 			}
