@@ -3,11 +3,10 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/docketjudge/docket/internal/kernel"
 	"golang.org/x/sys/unix"
 )
 
@@ -43,15 +42,10 @@ func TestTmpfsFineCtime(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("a detached tmpfs needs root")
 	}
-	var u unix.Utsname
-	if err := unix.Uname(&u); err != nil {
+	want, release, err := kernel.AtLeast(6, 13)
+	if err != nil {
 		t.Fatal(err)
 	}
-	release := unix.ByteSliceToString(u.Release[:])
-	parts := strings.SplitN(release, ".", 3)
-	major, _ := strconv.Atoi(parts[0])
-	minor, _ := strconv.Atoi(strings.TrimFunc(parts[1], func(r rune) bool { return r < '0' || r > '9' }))
-	want := major > 6 || major == 6 && minor >= 13
 	if got := tmpfsFineCtime(); got != want {
 		t.Errorf("Linux %s: tmpfsFineCtime = %v, want %v (multigrain tmpfs times came with 6.13)", release, got, want)
 	}

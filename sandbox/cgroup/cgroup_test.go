@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketjudge/docket/internal/kernel"
 	"github.com/docketjudge/docket/internal/testguard"
 	"github.com/docketjudge/docket/internal/testprog"
 	"github.com/docketjudge/docket/sandbox/cgroup"
-	"golang.org/x/sys/unix"
 )
 
 func TestMain(m *testing.M) { testguard.Main(m) }
@@ -281,15 +281,11 @@ func keep(t *testing.T, m cgroup.Manager, name string, spec cgroup.Spec) cgroup.
 }
 
 func kernelAtLeast(t *testing.T, major, minor int) bool {
-	var u unix.Utsname
-	if err := unix.Uname(&u); err != nil {
+	ok, _, err := kernel.AtLeast(major, minor)
+	if err != nil {
 		t.Fatal(err)
 	}
-	var a, b int
-	if _, err := fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &a, &b); err != nil {
-		t.Fatal(err)
-	}
-	return a > major || (a == major && b >= minor)
+	return ok
 }
 
 func stats(t *testing.T, g cgroup.Group) cgroup.Stats {
