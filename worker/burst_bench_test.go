@@ -133,11 +133,14 @@ func (u *burst) run() {
 	chunk := max(u.total/burstRounds, 2)
 	deadline := time.Now().Add(time.Duration(u.total) * 400 * time.Millisecond)
 	for round := 0; u.stored() < u.total && time.Now().Before(deadline); round++ {
-		bare := u.bare(chunk)
-		u.paused += bare
-		queue, judged := u.queueTime, u.stored()
+		bareJudged := u.bareJudged
+		bareTime := u.bare(chunk)
+		u.paused += bareTime
+		queueJudged, queueTime := u.stored(), u.queueTime
 		u.queueRound(ctx, round, chunk, deadline)
-		u.roundRatios = append(u.roundRatios, float64(u.stored()-judged)/(u.queueTime-queue).Seconds()/(float64(chunk/2*2)/bare.Seconds()))
+		bareRate := float64(u.bareJudged-bareJudged) / bareTime.Seconds()
+		queueRate := float64(u.stored()-queueJudged) / (u.queueTime - queueTime).Seconds()
+		u.roundRatios = append(u.roundRatios, queueRate/bareRate)
 	}
 	queueJudged := u.stored()
 	b.Logf("through the queue: %d in %v; bare: %d in %v", queueJudged, u.queueTime, u.bareJudged, u.paused)
