@@ -87,13 +87,20 @@ func newSpaceOf(key spaceKey, source []entryStamp) (*space, error) {
 	sp := &space{host: key.host, uid: key.uid, gid: key.gid, limit: usage{bytes: roundPage(key.disk), inodes: int64(key.inodes)}}
 	need := sourceUsage(source)
 	need.inodes += 3 // the root, box, tmp
-	var err error
-	if sp.mnt, err = mountTmpfs(need.bytes+sp.limit.bytes+spaceSlack, need.inodes+sp.limit.inodes+1); err != nil {
+	mnt, huge, err := mountTmpfs(need.bytes+sp.limit.bytes+spaceSlack, need.inodes+sp.limit.inodes+1, wantsHugeCopy(source))
+	if err != nil {
 		return nil, err
 	}
+	sp.mnt = mnt
 	if err := sp.fill(key.host, key.from, key.uid, key.gid); err != nil {
 		sp.close()
 		return nil, err
+	}
+	if huge {
+		if err := hugePagesOff(sp.mnt); err != nil {
+			sp.close()
+			return nil, err
+		}
 	}
 	return sp, nil
 }
@@ -115,29 +122,33 @@ func (sp *space) fill(host, from string, uid, gid int) (err error) {
 
 func roundPage(n int64) int64 { return (n + pageSize - 1) / pageSize * pageSize }
 
-// mountTmpfs makes a detached tmpfs of size bytes and inodes inodes:
-// nosuid, nodev, no huge pages (a 2 MiB page for a small file would spend
-// the run's limit on nothing).
-func mountTmpfs(size, inodes int64) (*os.File, error) {
+// mountTmpfs makes a detached tmpfs of size bytes and inodes inodes,
+// nosuid and nodev. Its huge pages are off, or with hugeCopy on for
+// docket's copy where the kernel has them (space_huge.go), which it
+// reports: the caller then turns them off before the run.
+func mountTmpfs(size, inodes int64, hugeCopy bool) (mnt *os.File, huge bool, err error) {
 	fsfd, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
 	if err != nil {
-		return nil, fmt.Errorf("fsopen tmpfs: %w", err)
+		return nil, false, fmt.Errorf("fsopen tmpfs: %w", err)
 	}
 	defer unix.Close(fsfd)
 	for _, kv := range [][2]string{{"source", "docket"}, {"size", strconv.FormatInt(size, 10)},
-		{"nr_inodes", strconv.FormatInt(inodes, 10)}, {"huge", "never"}, {"mode", "0755"}} {
+		{"nr_inodes", strconv.FormatInt(inodes, 10)}, {"mode", "0755"}} {
 		if err := unix.FsconfigSetString(fsfd, kv[0], kv[1]); err != nil {
-			return nil, fmt.Errorf("tmpfs %s=%s: %w", kv[0], kv[1], err)
+			return nil, false, fmt.Errorf("tmpfs %s=%s: %w", kv[0], kv[1], err)
 		}
 	}
+	if huge, err = setHugeOption(fsfd, hugeCopy); err != nil {
+		return nil, false, err
+	}
 	if err := unix.FsconfigCreate(fsfd); err != nil {
-		return nil, fmt.Errorf("tmpfs create: %w", err)
+		return nil, false, fmt.Errorf("tmpfs create: %w", err)
 	}
 	mfd, err := unix.Fsmount(fsfd, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
 	if err != nil {
-		return nil, fmt.Errorf("fsmount tmpfs: %w", err)
+		return nil, false, fmt.Errorf("fsmount tmpfs: %w", err)
 	}
-	return os.NewFile(uintptr(mfd), "space"), nil
+	return os.NewFile(uintptr(mfd), "space"), huge, nil
 }
 
 // usage reads what the tmpfs holds now.

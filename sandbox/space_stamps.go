@@ -51,7 +51,7 @@ func runMayWrite(st *unix.Stat_t, uid, gid int) bool {
 // microseconds between them; with multigrain times they never do. If the
 // probe cannot be made, the answer is no (every racy stamp is distrusted).
 var tmpfsFineCtime = sync.OnceValue(func() bool {
-	mnt, err := mountTmpfs(4*pageSize, 4)
+	mnt, _, err := mountTmpfs(4*pageSize, 4, false)
 	if err != nil {
 		return false
 	}
