@@ -215,7 +215,8 @@ func (j *Judge) judgeFiles(ctx context.Context, p *problem.Problem, lang *langs.
 	defer os.RemoveAll(ws)
 	os.Chmod(ws, 0o711)
 	r := &judging{j: j, p: p, lang: lang, ws: ws, opt: opt, res: res, entry: sub.EntryPoint, ctx: ctx,
-		slot: j.Slot, output: filepath.Join(ws, "output"), stats: &runStats{}}
+		slot: j.Slot, outputs: newTestOutputs(filepath.Join(ws, "output")), stats: &runStats{}}
+	defer r.outputs.close() // before the workspace's removal
 	r.testFn = r.test
 	r.limits()
 	start := time.Now()
@@ -278,9 +279,9 @@ type judging struct {
 	// slot runs this judging's sandbox runs: the Judge's Slot, or in a
 	// lane's copy of the judging, the lane's (lanes.go).
 	slot *sandbox.Slot
-	// output is the file every batch test checked by the default
-	// comparison writes in turn: one per slot.
-	output  string
+	// outputs are the files the batch tests checked by the default
+	// comparison write: the slot's own (lanes.go).
+	outputs *testOutputs
 	stats   *runStats // shared by the judging and its lanes
 	stopped bool      // pass-fail: a test failed, the rest are skipped
 

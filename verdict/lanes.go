@@ -61,7 +61,7 @@ func (r *judging) startLanes() *lanes {
 	for n, s := range slots {
 		lane := *r // its own slot, output file and context; the rest shared
 		lane.slot, lane.ctx = s, a.ctx
-		lane.output = filepath.Join(r.ws, fmt.Sprintf("output-%d", n))
+		lane.outputs = newTestOutputs(filepath.Join(r.ws, fmt.Sprintf("output-%d", n)))
 		a.wg.Add(1)
 		go a.run(&lane)
 	}
@@ -85,6 +85,7 @@ func testOrder(g *problem.Group, acc []*problem.Test) []*problem.Test {
 // run is one lane: it judges the tests it claims until none is left.
 func (a *lanes) run(lane *judging) {
 	defer a.wg.Done()
+	defer lane.outputs.close()
 	for {
 		i, ok := a.claim()
 		if !ok {

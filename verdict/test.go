@@ -3,9 +3,7 @@ package verdict
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +30,7 @@ const (
 func (r *judging) test(ctx context.Context, t *problem.Test) TestResult {
 	tr := TestResult{Name: t.Name, Group: t.Group.Name, Score: 1}
 	if !r.p.MultiPass && !r.p.Interactive && r.p.TwoStep == nil && r.checker == nil {
-		return r.batchTest(t, r.output, "", tr)
+		return r.comparedTest(t, tr)
 	}
 	dir := filepath.Join(r.ws, fmt.Sprintf("t%d", r.stats.seq.Add(1)))
 	if err := os.Mkdir(dir, 0o711); err != nil {
@@ -65,6 +63,27 @@ func (r *judging) batchTest(t *problem.Test, out, dir string, tr TestResult) Tes
 	return r.check(t, dir, out, tr)
 }
 
+// comparedTest is batchTest for a test checked by the default
+// comparison, its output in one of the slot's files made ahead.
+func (r *judging) comparedTest(t *problem.Test, tr TestResult) TestResult {
+	out, err := r.outputs.take()
+	if err != nil {
+		return seTest(tr, err)
+	}
+	defer r.outputs.done(out)
+	var stderr stderrHead
+	res, err := r.runProgramTo(r.prog, nil, t.In, out, "", &stderr)
+	out.Close()
+	if err != nil {
+		return seTest(tr, err)
+	}
+	tr = withStderr(fromSandbox(tr, res), &stderr)
+	if tr.Verdict != AC {
+		return tr
+	}
+	return r.check(t, "", out.Name(), tr)
+}
+
 func seTest(tr TestResult, err error) TestResult {
 	tr.Verdict, tr.VerdictSource, tr.Feedback, tr.Score = SE, SourceJudge, err.Error(), 0
 	return tr
@@ -76,6 +95,16 @@ func seTest(tr TestResult, err error) TestResult {
 // two-step handoff), or with box "" one made from the program's directory
 // in the run's own space, with nothing on the host to make or remove.
 func (r *judging) runProgram(b *built, args []string, inPath, outPath, box string, stderr *stderrHead) (*sandbox.Result, error) {
+	out, err := newOutput(outPath)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Close()
+	return r.runProgramTo(b, args, inPath, out, box, stderr)
+}
+
+// runProgramTo is runProgram with its output file made: out.
+func (r *judging) runProgramTo(b *built, args []string, inPath string, out *os.File, box string, stderr *stderrHead) (*sandbox.Result, error) {
 	cmd := r.command()
 	if box == "" {
 		cmd.BoxFrom = b.dir
@@ -93,11 +122,6 @@ func (r *judging) runProgram(b *built, args []string, inPath, outPath, box strin
 		return nil, err
 	}
 	defer in.Close()
-	out, err := newOutput(outPath)
-	if err != nil {
-		return nil, err
-	}
-	defer out.Close()
 	cmd.Args = b.command(r.memMB, args...)
 	cmd.Env, cmd.Binds = b.lang.Env, binds(b.lang)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, out, stderr
@@ -105,18 +129,6 @@ func (r *judging) runProgram(b *built, args []string, inPath, outPath, box strin
 	var res *sandbox.Result
 	r.timed(func() { res, err = cmd.Run() })
 	return heapExhausted(b.lang, res), err
-}
-
-// newOutput makes a run's output file at path, a new one: the last
-// test's is removed, not truncated. ext4 writes out a file whose written
-// data is truncated away (its auto_da_alloc, for programs that rewrite a
-// file in place), which took about 0.3 ms of every test here, most of the
-// judge's time outside its runs.
-func newOutput(path string) (*os.File, error) {
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 }
 
 // submissionStderrCap is how much of a submission's stderr the sandbox
