@@ -98,8 +98,11 @@ func newSpaceOf(key spaceKey, source []entryStamp) (*space, error) {
 	}
 	if huge {
 		if err := hugePagesOff(sp.mnt); err != nil {
+			// Never a run with huge pages on: this space goes, and
+			// this one and every later one are copied in small pages.
 			sp.close()
-			return nil, err
+			hugeRefused.Store(true)
+			return newSpaceOf(key, source)
 		}
 	}
 	return sp, nil

@@ -33,7 +33,8 @@ const (
 )
 
 // hugeRefused is set once a kernel refused huge=within_size (built
-// without transparent huge pages): later spaces do not ask again.
+// without transparent huge pages), or refused to switch a tmpfs to
+// huge=never afterwards: later spaces do not ask again.
 var hugeRefused atomic.Bool
 
 // wantsHugeCopy reports whether a box made from source should be copied

@@ -44,7 +44,7 @@ go=${GO:-go}
 # What runs in the guest, by package (docs/sandbox.md says why these).
 # The sandbox tests get DOCKET_TEST_TIME_SCALE=10: at 5, a memory bomb
 # still spent its CPU limit before its memory one once the host was busy.
-sandbox_run='^(TestEscapeSuite|TestEscapeClone|TestCPUTimeMatchesKernel|TestMemoryPeak|TestTimeLimits|TestNoCarryOver|TestDiskChargedToMemory|TestCPUPinning|TestConnectedPair|TestSlotNetNSCarriesNothing|TestNetNSFromThreadGoesBack|TestFreshNetworkNamespace|TestOwnCgroupNamespace|TestBoxCopyBack|TestCopyBackRacyStamps|TestTmpfsFineCtime)$'
+sandbox_run='^(TestEscapeSuite|TestEscapeClone|TestCPUTimeMatchesKernel|TestMemoryPeak|TestTimeLimits|TestNoCarryOver|TestDiskChargedToMemory|TestCPUPinning|TestConnectedPair|TestSlotNetNSCarriesNothing|TestNetNSFromThreadGoesBack|TestFreshNetworkNamespace|TestOwnCgroupNamespace|TestBoxCopyBack|TestCopyBackRacyStamps|TestTmpfsFineCtime|TestSpaceHugeCopy)$'
 cgroup_run='^(TestV2Group|TestV2SecondManager|TestInvalidNames|TestV2KeptResets|TestV2KeptAfterOOM|TestOpenPeakReadOnly|TestJoinFilesV2)$'
 # Skips that are allowed: always skipped, covered by another case.
 allowed_skips='^TestEscapeSuite/[^/]+/tcp_connect,_network_namespace_only$'
