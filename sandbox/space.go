@@ -393,7 +393,7 @@ func copyOwned(src, dst string, st *unix.Stat_t) (stamp2, error) {
 		return stamp2{}, &os.PathError{Op: "open", Path: dst, Err: err}
 	}
 	defer unix.Close(out)
-	if err := sendAll(out, in); err != nil {
+	if err := copyContents(out, in, st.Size); err != nil {
 		return stamp2{}, &os.PathError{Op: "copy", Path: src, Err: err}
 	}
 	if os.Geteuid() == 0 {
@@ -412,18 +412,42 @@ func copyOwned(src, dst string, st *unix.Stat_t) (stamp2, error) {
 	return stampOf(&got), nil
 }
 
+// copyContents copies in, of size bytes when it was stat'ed, to the new
+// file out. A file of a huge page or more is first given its size: on
+// older kernels (Debian 12's 6.1), a tmpfs with huge=within_size
+// (space_huge.go) puts a huge page only within the file's size at the
+// time of the write, so a file written from empty never has one. Should
+// in have changed size since it was stat'ed, out ends at what was
+// copied.
+func copyContents(out, in int, size int64) error {
+	if size < hugePageSize {
+		_, err := sendAll(out, in)
+		return err
+	}
+	if err := unix.Ftruncate(out, size); err != nil {
+		return err
+	}
+	n, err := sendAll(out, in)
+	if err == nil && n != size {
+		err = unix.Ftruncate(out, n)
+	}
+	return err
+}
+
 // sendAll copies in to out from their current offsets until in's end,
-// in the kernel (sendfile).
-func sendAll(out, in int) error {
+// in the kernel (sendfile), and says how many bytes it copied.
+func sendAll(out, in int) (int64, error) {
+	var total int64
 	for {
 		n, err := unix.Sendfile(out, in, nil, 1<<30)
 		switch {
 		case errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN):
 			continue
 		case err != nil:
-			return err
+			return total, err
 		case n == 0:
-			return nil
+			return total, nil
 		}
+		total += int64(n)
 	}
 }

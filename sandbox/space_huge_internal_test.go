@@ -103,3 +103,31 @@ func readUint64At(t *testing.T, path string, off int64) uint64 {
 	}
 	return binary.LittleEndian.Uint64(b[:])
 }
+
+// A copy sized ahead ends at what was copied, whatever size the source
+// had when it was stat'ed.
+func TestCopyContentsSize(t *testing.T) {
+	dir := t.TempDir()
+	const n = hugePageSize + 100
+	src := filepath.Join(dir, "src")
+	if err := os.WriteFile(src, make([]byte, n), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, stated := range []int64{n, n + 5000, n - 5000, 10} {
+		in, err := os.Open(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := os.Create(filepath.Join(dir, "out"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = copyContents(int(out.Fd()), int(in.Fd()), stated)
+		st, serr := out.Stat()
+		in.Close()
+		out.Close()
+		if err != nil || serr != nil || st.Size() != n {
+			t.Errorf("source of %d bytes stat'ed at %d: copy of %d bytes (%v, %v)", n, stated, st.Size(), err, serr)
+		}
+	}
+}
