@@ -75,7 +75,7 @@ func setHugeOption(fsfd int, hugeCopy bool) (bool, error) {
 // in huge pages stays there, and nothing written from now on goes into
 // one.
 func hugePagesOff(mnt *os.File) error {
-	fd, err := unix.Fspick(int(mnt.Fd()), "", fspickEmptyPath|fspickCloexec)
+	fd, err := pickFS(int(mnt.Fd()))
 	if err != nil {
 		return fmt.Errorf("fspick space: %w", err)
 	}
@@ -87,4 +87,11 @@ func hugePagesOff(mnt *os.File) error {
 		return fmt.Errorf("space reconfigure: %w", err)
 	}
 	return nil
+}
+
+// pickFS opens the tmpfs mounted at mnt for reconfiguration. A variable
+// for the test of a refusal: the worker container's seccomp profile
+// refuses fspick (docs/deploy.md), and docket then copies in small pages.
+var pickFS = func(mnt int) (int, error) {
+	return unix.Fspick(mnt, "", fspickEmptyPath|fspickCloexec)
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -17,6 +19,7 @@ func TestSpaceHugeCopy(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("a space needs root (fsmount), and the page flags need CAP_SYS_ADMIN")
 	}
+	skipUnlessHugeAsMounted(t)
 	src := t.TempDir()
 	program := make([]byte, hugePageSize+hugePageSize/8)
 	for i := range program {
@@ -60,6 +63,23 @@ func TestSpaceHugeCopy(t *testing.T) {
 	}
 	if st.Blocks*512 > pageSize {
 		t.Errorf("one byte written into a sparse file of the space took %d bytes: huge pages were still on for the run", st.Blocks*512)
+	}
+}
+
+// skipUnlessHugeAsMounted skips where a tmpfs's huge pages are not what
+// its mount says: the host's shmem_enabled at deny (none) or force (all),
+// or a huge page of another size than hugePageSize.
+func skipUnlessHugeAsMounted(t *testing.T) {
+	const thp = "/sys/kernel/mm/transparent_hugepage/"
+	if b, err := os.ReadFile(thp + "shmem_enabled"); err == nil {
+		for _, over := range []string{"[deny]", "[force]"} {
+			if strings.Contains(string(b), over) {
+				t.Skipf("%sshmem_enabled is %s: tmpfs huge pages do not follow the mount's option", thp, over)
+			}
+		}
+	}
+	if b, err := os.ReadFile(thp + "hpage_pmd_size"); err == nil && strings.TrimSpace(string(b)) != strconv.Itoa(hugePageSize) {
+		t.Skipf("huge pages of %s bytes here, not %d", strings.TrimSpace(string(b)), hugePageSize)
 	}
 }
 
@@ -129,5 +149,36 @@ func TestCopyContentsSize(t *testing.T) {
 		if err != nil || serr != nil || st.Size() != n {
 			t.Errorf("source of %d bytes stat'ed at %d: copy of %d bytes (%v, %v)", n, stated, st.Size(), err, serr)
 		}
+	}
+}
+
+// Where the switch back to huge=never is refused (fspick, under the
+// worker container's seccomp profile), the space is made again in small
+// pages, and so are later ones: never a run with huge pages on.
+func TestSpaceHugeRefused(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a space needs root (fsmount), and the page flags need CAP_SYS_ADMIN")
+	}
+	skipUnlessHugeAsMounted(t)
+	was, pick := hugeRefused.Load(), pickFS
+	defer func() { hugeRefused.Store(was); pickFS = pick }()
+	hugeRefused.Store(false)
+	pickFS = func(int) (int, error) { return -1, unix.EPERM }
+	src := t.TempDir()
+	if err := os.WriteFile(filepath.Join(src, "main"), make([]byte, hugePageSize+pageSize), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		sp, err := newSpace(spaceKey{from: src, disk: 64 << 20, inodes: 64, uid: 65000, gid: 65000})
+		if err != nil {
+			t.Fatalf("space %d: %v", i, err)
+		}
+		if inHugePage(t, sp.dir("box/main")) {
+			t.Errorf("space %d: copied in a huge page, and huge pages could not be turned off", i)
+		}
+		sp.close()
+	}
+	if !hugeRefused.Load() {
+		t.Error("the refusal was not remembered")
 	}
 }
