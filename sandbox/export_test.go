@@ -1,6 +1,11 @@
 package sandbox
 
-import "github.com/docketjudge/docket/sandbox/nsinit"
+import (
+	"os"
+
+	"github.com/docketjudge/docket/sandbox/nsinit"
+	"golang.org/x/sys/unix"
+)
 
 // SetRequestHook has f see (and change) each request as it goes to the
 // helper, until the returned function restores none.
@@ -69,6 +74,27 @@ func NetChecked(sl *Slot, trusted bool) bool {
 		n = sl.nets.trusted
 	}
 	return n != nil && n.clean
+}
+
+// HoldNetNS gives a new descriptor of the slot's network namespace for
+// the role (nil if it has none), which keeps it alive: a namespace's inode
+// number is given again to a later one once it is freed, so a test that
+// tells two namespaces apart by that number holds the first.
+func HoldNetNS(sl *Slot, trusted bool) (*os.File, error) {
+	sl.netMu.Lock()
+	defer sl.netMu.Unlock()
+	n := sl.nets.untrusted
+	if trusted {
+		n = sl.nets.trusted
+	}
+	if n == nil {
+		return nil, nil
+	}
+	fd, err := unix.FcntlInt(n.ns.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), n.ns.Name()), nil
 }
 
 // SpaceReady says whether the slot has its next run's space made ahead.

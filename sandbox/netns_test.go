@@ -43,6 +43,10 @@ func netcarryRun(t *testing.T, sl *sandbox.Slot, box string, trusted, settle boo
 // costs the slot that namespace: the next run is in a new one, where the
 // name does not answer and no socket is listed.
 //
+// Namespaces are told apart by their inode numbers, which the kernel gives
+// again once one is freed: the slot's first is held by the test (a new
+// one made after the slot dropped it took its number on the VM's 6.1).
+//
 // Both ways the namespace is checked: by the next run as it starts, and
 // in the teardown of the run before it, once that run's processes are
 // gone (settled: the next run then takes it unasked).
@@ -71,6 +75,12 @@ func slotNetNSCarriesNothing(t *testing.T, settle bool) {
 		return netcarryRun(t, sl, box, trusted, settle, args...)
 	}
 	first := run(false, "probe", "docket-none")
+	// Held to the end, so that no later namespace gets its number.
+	held, err := sandbox.HoldNetNS(sl, false)
+	if err != nil || held == nil {
+		t.Fatalf("the slot's namespace after a run: %v, %v", held, err)
+	}
+	defer held.Close()
 	if settle && !sandbox.NetChecked(sl, false) {
 		t.Error("after a clean run's teardown the slot's namespace is not marked checked")
 	}
