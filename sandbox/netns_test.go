@@ -36,6 +36,16 @@ func netcarryRun(t *testing.T, sl *sandbox.Slot, box string, trusted, settle boo
 	return fields
 }
 
+// netID names the namespace a netcarry probe ran in: its cookie, which no
+// other namespace ever gets, or where the kernel has none its inode number,
+// which a later namespace gets once this one is freed.
+func netID(fields map[string]string) string {
+	if c := fields["cookie"]; c != "" && c != "0" {
+		return "cookie:" + c
+	}
+	return fields["ns"]
+}
+
 // Runs of a slot that keep no network share the slot's network namespace
 // (one per role, none of them the host's) while it holds nothing; a run
 // that leaves a socket behind (an abstract unix socket kept in flight
@@ -43,9 +53,10 @@ func netcarryRun(t *testing.T, sl *sandbox.Slot, box string, trusted, settle boo
 // costs the slot that namespace: the next run is in a new one, where the
 // name does not answer and no socket is listed.
 //
-// Namespaces are told apart by their inode numbers, which the kernel gives
-// again once one is freed: the slot's first is held by the test (a new
-// one made after the slot dropped it took its number on the VM's 6.1).
+// Namespaces are told apart by their cookies (netID); where the kernel
+// has none, by their inode numbers, which it gives again once one is
+// freed, so the slot's first is also held by the test (a new one made
+// after the slot dropped it took its number on the VM's 6.1).
 //
 // Both ways the namespace is checked: by the next run as it starts, and
 // in the teardown of the run before it, once that run's processes are
@@ -85,11 +96,11 @@ func slotNetNSCarriesNothing(t *testing.T, settle bool) {
 		t.Error("after a clean run's teardown the slot's namespace is not marked checked")
 	}
 	second := run(false, "probe", "docket-none")
-	if first["ns"] == host || first["ns"] != second["ns"] || first["unix"] != "0" {
+	if first["ns"] == host || netID(first) != netID(second) || first["unix"] != "0" {
 		t.Fatalf("two clean runs: %v then %v (host %s): want one namespace of the slot's, not the host's, with no socket", first, second, host)
 	}
-	if trusted := run(true, "probe", "docket-none"); trusted["ns"] == first["ns"] || trusted["ns"] == host {
-		t.Errorf("a trusted run in %s, the untrusted ones in %s: want one of its own", trusted["ns"], first["ns"])
+	if trusted := run(true, "probe", "docket-none"); netID(trusted) == netID(first) || trusted["ns"] == host {
+		t.Errorf("a trusted run in %s, the untrusted ones in %s: want one of its own", netID(trusted), netID(first))
 	}
 	control := run(false, "both", "docket-carry-control")
 	if control["name"] != "present" {
@@ -100,11 +111,11 @@ func slotNetNSCarriesNothing(t *testing.T, settle bool) {
 		t.Error("after a run that left a socket, its teardown marked the namespace checked")
 	}
 	after := run(false, "probe", "docket-carry")
-	if after["name"] != "absent" || after["unix"] != "0" || after["ns"] == first["ns"] || after["ns"] == host {
-		t.Errorf("after a run left a socket: %v (the slot's was %s): want a new namespace, no socket, the name absent", after, first["ns"])
+	if after["name"] != "absent" || after["unix"] != "0" || netID(after) == netID(first) || after["ns"] == host {
+		t.Errorf("after a run left a socket: %v (the slot's was %s): want a new namespace, no socket, the name absent", after, netID(first))
 	}
-	if again := run(false, "probe", "docket-carry"); again["ns"] != after["ns"] {
-		t.Errorf("the new namespace was not kept: %s then %s", after["ns"], again["ns"])
+	if again := run(false, "probe", "docket-carry"); netID(again) != netID(after) {
+		t.Errorf("the new namespace was not kept: %s then %s", netID(after), netID(again))
 	}
 }
 
@@ -126,7 +137,7 @@ func TestNetNSPerRun(t *testing.T) {
 	box := boxWith(t, sl, testprog.C(t, "testdata/progs/netcarry.c"))
 	first := netcarryRun(t, sl, box, false, false, "probe", "docket-none")
 	second := netcarryRun(t, sl, box, false, false, "probe", "docket-none")
-	if first["ns"] == second["ns"] {
-		t.Errorf("two runs in %s: want a namespace each", first["ns"])
+	if netID(first) == netID(second) {
+		t.Errorf("two runs in %s: want a namespace each", netID(first))
 	}
 }

@@ -12,7 +12,12 @@
  *                         control, showing that the name does outlive it
  *
  * Each prints: ns=<its network namespace> unix=<unix sockets in it when
- * it started> name=<left|present|absent>.
+ * it started> name=<left|present|absent> cookie=<the namespace's cookie>.
+ * The cookie (SO_NETNS_COOKIE, Linux 5.14) is never given to another
+ * namespace, where the inode number of ns= is once one is freed; 0 where
+ * the kernel has none, and for leave and both, whose sockets left in
+ * flight the socket made to ask for it could have collected (a unix
+ * socket's close runs the kernel's garbage collector before Linux 6.10).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -75,6 +80,24 @@ static int leave(const char *name)
 	return 0;
 }
 
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+static unsigned long long netns_cookie(void)
+{
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) < 0)
+		return 0;
+	unsigned long long c = 0;
+	socklen_t len = sizeof c;
+	if (getsockopt(sv[0], SOL_SOCKET, SO_NETNS_COOKIE, &c, &len) < 0)
+		c = 0;
+	close(sv[0]);
+	close(sv[1]);
+	return c;
+}
+
 static const char *probe(const char *name)
 {
 	int sv[2];
@@ -102,13 +125,15 @@ int main(int argc, char **argv)
 		strcpy(ns, "unknown");
 	int before = unix_sockets();
 	const char *what = "left";
+	unsigned long long cookie = 0;
 	if (strcmp(argv[1], "probe") == 0) {
 		what = probe(argv[2]);
+		cookie = netns_cookie();
 	} else if (leave(argv[2]) < 0) {
 		return 1;
 	} else if (strcmp(argv[1], "both") == 0) {
 		what = probe(argv[2]);
 	}
-	printf("ns=%s unix=%d name=%s\n", ns, before, what);
+	printf("ns=%s unix=%d name=%s cookie=%llu\n", ns, before, what, cookie);
 	return 0;
 }
