@@ -69,11 +69,17 @@ func Spares(s *Sandbox) int {
 func NetChecked(sl *Slot, trusted bool) bool {
 	sl.netMu.Lock()
 	defer sl.netMu.Unlock()
-	n := sl.nets.untrusted
-	if trusted {
-		n = sl.nets.trusted
-	}
+	n := roleNetNS(sl, trusted)
 	return n != nil && n.clean
+}
+
+// roleNetNS is the slot's network namespace for the role, nil if it has
+// none yet; the caller holds the slot's netMu.
+func roleNetNS(sl *Slot, trusted bool) *netNS {
+	if trusted {
+		return sl.nets.trusted
+	}
+	return sl.nets.untrusted
 }
 
 // HoldNetNS gives a new descriptor of the slot's network namespace for
@@ -83,10 +89,7 @@ func NetChecked(sl *Slot, trusted bool) bool {
 func HoldNetNS(sl *Slot, trusted bool) (*os.File, error) {
 	sl.netMu.Lock()
 	defer sl.netMu.Unlock()
-	n := sl.nets.untrusted
-	if trusted {
-		n = sl.nets.trusted
-	}
+	n := roleNetNS(sl, trusted)
 	if n == nil {
 		return nil, nil
 	}
