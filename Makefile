@@ -15,10 +15,14 @@ export CGO_ENABLED ?= 1
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
 # bin/docket-exec is `docket exec` alone, a binary that starts faster
-# (internal/execcli; docs/sandbox.md).
+# (internal/execcli; docs/sandbox.md); bin/docket-exec-client, in C, runs
+# its command lines through a `docket-exec --serve` (docs/sandbox.md, "A
+# warm sandbox for one command per process"), linked statically like it.
+CC ?= cc
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/docket
 	$(GO) build -o bin/docket-exec ./cmd/docket-exec
+	$(CC) -O2 -Wall -Wextra -static -o bin/docket-exec-client cmd/docket-exec-client/client.c
 
 # System packages the tests need (Debian names): the C toolchain for the
 # sandbox tests, and the language catalog's toolchains for the judging

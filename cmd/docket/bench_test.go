@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,7 +18,10 @@ import (
 // `isolate --run -- /bin/true` (the reference sandbox, in a box
 // initialised once) and plain fork+exec of /bin/true (the floor); and
 // docket-exec, the small binary with the same flags, when the tree has
-// it. Each iteration runs each once, in turn, so the machine's noise hits
+// it; and docket-exec-client, the C client, with the same command line
+// run by a `docket-exec --serve` started for the benchmark (its sandbox
+// warm: the whole command is the client's start, the request and the
+// server's run), when a C compiler builds it. Each iteration runs each once, in turn, so the machine's noise hits
 // all alike. Reported: each one's median in ms and docket's ratios to
 // isolate and to plain. Iterations: -benchtime Nx (make bench: 60).
 //
@@ -54,7 +59,7 @@ func BenchmarkExecCommand(b *testing.B) {
 	for name, m := range med {
 		b.ReportMetric(benchref.Ms(m), name+"-median-ms")
 	}
-	for _, d := range []string{"docket", "docket-exec"} {
+	for _, d := range []string{"docket", "docket-exec", "docket-exec-client"} {
 		if _, ok := med[d]; !ok {
 			continue
 		}
@@ -101,6 +106,11 @@ func execRunners(b *testing.B) []execRunner {
 			b.Fatalf("go build ../docket-exec: %v\n%s", err, out)
 		}
 		runners = append(runners, docketRunner(b, "docket-exec", de))
+		if r, err := clientRunner(b, de); err != nil {
+			b.Logf("docket-exec-client not measured: %v", err)
+		} else {
+			runners = append(runners, r)
+		}
 	} else {
 		b.Log("no cmd/docket-exec in this tree: docket-exec not measured")
 	}
@@ -129,4 +139,46 @@ func docketRunner(b *testing.B, name, bin string, args ...string) execRunner {
 		cmd.Env = env
 		return cmd
 	}}
+}
+
+// clientRunner builds docket-exec-client beside docket-exec, starts
+// `docket-exec --serve` on a state directory of its own (stopped when the
+// benchmark ends) and runs the client against it.
+func clientRunner(b *testing.B, docketExec string) (execRunner, error) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		return execRunner{}, fmt.Errorf("no C compiler: %w", err)
+	}
+	client := filepath.Join(filepath.Dir(docketExec), "docket-exec-client")
+	if out, err := exec.Command(cc, "-O2", "-static", "-o", client, "../docket-exec-client/client.c").CombinedOutput(); err != nil {
+		return execRunner{}, fmt.Errorf("cc client.c: %v\n%s", err, out)
+	}
+	state := b.TempDir()
+	server := exec.Command(docketExec, "--serve")
+	server.Env = append(os.Environ(), "DOCKET_SANDBOX_DIR="+state)
+	var log bytes.Buffer
+	server.Stdout, server.Stderr = &log, &log
+	if err := server.Start(); err != nil {
+		return execRunner{}, err
+	}
+	b.Cleanup(func() {
+		server.Process.Signal(syscall.SIGTERM)
+		server.Wait()
+	})
+	for end := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(state, "exec.sock")); err == nil {
+			break
+		}
+		if time.Now().After(end) {
+			return execRunner{}, fmt.Errorf("docket-exec --serve made no socket in 30 s: %s", log.Bytes())
+		}
+	}
+	r := docketRunner(b, "docket-exec-client", client)
+	cmdOf := r.cmd
+	r.cmd = func() *exec.Cmd {
+		cmd := cmdOf()
+		cmd.Env = append(cmd.Env, "DOCKET_SANDBOX_DIR="+state, "DOCKET_EXEC_SOCKET="+filepath.Join(state, "exec.sock"))
+		return cmd
+	}
+	return r, nil
 }

@@ -41,6 +41,9 @@ var envGroups = []envGroup{
 		intro:    "How runs are isolated on this host (docs/sandbox.md). Every command that runs programs opens the sandbox with these.",
 		spec:     &sandboxEnv{},
 		commands: []string{"exec", "selftest", "run", "problem check", "worker", "serve"},
+		usedBy: map[string][]string{
+			"DOCKET_EXEC_SOCKET": {"exec"},
+		},
 	},
 	{
 		title:    "Languages and judging",

@@ -21,6 +21,7 @@ type SandboxEnv struct {
 	SandboxMinLevel string `envconfig:"SANDBOX_MIN_LEVEL" default:"full" desc:"weakest isolation accepted: full, userns, rlimits, none"`
 	SandboxDebug    string `envconfig:"SANDBOX_DEBUG" desc:"file that receives one JSON line per sandbox start"`
 	ExecHelpers     bool   `envconfig:"SANDBOX_EXEC_HELPERS" default:"false" desc:"exec every run's helper and build its whole root, without the zygote (slower; for comparison and debugging)"`
+	ExecSocket      string `envconfig:"EXEC_SOCKET" desc:"unix socket of docket-exec --serve, where docket-exec-client sends its command lines (default exec.sock in the state directory)"`
 	NetNSPerRun     bool   `envconfig:"SANDBOX_NETNS_PER_RUN" default:"false" desc:"give every run a network namespace of its own instead of its slot's, which docket checks to hold no socket before each run (about 0.8 ms more CPU a run; docs/sandbox.md, \"The slot's network namespace\")"`
 }
 

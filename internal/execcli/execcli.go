@@ -5,10 +5,14 @@
 package execcli
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/docketjudge/docket/sandbox"
@@ -43,12 +47,14 @@ type Flags struct {
 	procs, inodes        *int
 	stdinPath, dir, cpus *string
 	network, asJSON      *bool
+	serve                *bool
 	envs                 multiFlag
+	fs                   *flag.FlagSet // what was set, for --serve
 }
 
 // Define defines the command's flags on fs.
 func Define(fs *flag.FlagSet) *Flags {
-	f := &Flags{}
+	f := &Flags{fs: fs}
 	f.cpu = DurationLimit(fs, "time", time.Second, "CPU time limit, a `duration` with a unit: 1s, 500ms")
 	f.wall = DurationLimit(fs, "wall", 0, "wall time limit, a `duration` with a unit (default 2×time+1s)")
 	f.mem = fs.String("memory", "256M", "memory limit (K, M, G suffixes)")
@@ -62,6 +68,7 @@ func Define(fs *flag.FlagSet) *Flags {
 	f.asJSON = fs.Bool("json", false, "print one JSON object")
 	f.cpus = fs.String("cpus", "", "pin to these CPUs (cpuset syntax)")
 	fs.Var(&f.envs, "env", "extra KEY=VALUE for the program (repeatable)")
+	f.serve = fs.Bool("serve", false, "serve docket-exec-client's commands on a unix socket ($DOCKET_EXEC_SOCKET, default exec.sock in the state directory) until SIGTERM or SIGINT: a warm sandbox for one command per process (docs/sandbox.md)")
 	return f
 }
 
@@ -83,41 +90,52 @@ func (f *Flags) limits() (sandbox.Limits, error) {
 		CPUs: *f.cpus, Disk: diskBytes, DiskInodes: *f.inodes}, nil
 }
 
-// Command is one invocation: its name for messages, how it opens the
-// sandbox.
+// Command is one invocation: its name for messages, how it gets a slot,
+// where its output goes and how it reads its paths. The zero values of
+// the last four are a command run in this process: os.Stdout,
+// os.Stderr, the working directory, no cancellation.
 type Command struct {
 	Name string // "docket exec" or "docket-exec"
+	// Open opens a sandbox for this one command, which takes a slot of
+	// it and releases both at the end. Unused when Slot is set.
 	Open func() (*sandbox.Sandbox, error)
+	// Slot, when set, lends the command a slot of a sandbox that outlives
+	// it (the server, serve.go): done gives it back.
+	Slot func() (slot *sandbox.Slot, done func(), err error)
+	// Stdout and Stderr receive the result and the messages.
+	Stdout, Stderr io.Writer
+	// Dir is what a relative --dir or --stdin is read from.
+	Dir string
+	// Context, when it ends before the run, kills the run.
+	Context context.Context
 }
 
 // Run runs the command line argv (fs's flags already parsed into f; argv
 // is fs.Args()) and returns the exit code.
 func (c Command) Run(f *Flags, argv []string) int {
+	if *f.serve {
+		return c.serveFlags(f, argv)
+	}
 	if len(argv) == 0 {
-		fmt.Fprintf(os.Stderr, "%s: no command given (%s [flags] -- CMD ARGS...)\n", c.Name, c.Name)
+		c.failf("no command given (%s [flags] -- CMD ARGS...)", c.Name)
 		return ExitUsage
 	}
 	lim, err := f.limits()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", c.Name, err)
+		c.failf("%v", err)
 		return ExitUsage
 	}
-	sb, err := c.Open()
+	slot, done, err := c.slot()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", c.Name, err)
+		c.failf("%v", err)
 		return ExitSystem
 	}
-	slot, err := sb.AcquireSlot()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", c.Name, err)
-		return ExitSystem
-	}
-	defer slot.Release()
+	defer done()
 	res, code := c.run(f, slot, lim, argv)
 	if code != ExitOK {
 		return code
 	}
-	printResult(res, sb.Capabilities().Level, *f.asJSON)
+	c.printResult(res, slot.Sandbox().Capabilities().Level, *f.asJSON)
 	switch res.Status {
 	case sandbox.OK:
 		return ExitOK
@@ -127,24 +145,46 @@ func (c Command) Run(f *Flags, argv []string) int {
 	return ExitFailed
 }
 
+// slot is the command's slot: lent by c.Slot, or of a sandbox opened for
+// this command alone.
+func (c Command) slot() (*sandbox.Slot, func(), error) {
+	if c.Slot != nil {
+		return c.Slot()
+	}
+	sb, err := c.Open()
+	if err != nil {
+		return nil, nil, err
+	}
+	slot, err := sb.AcquireSlot()
+	if err != nil {
+		return nil, nil, err
+	}
+	return slot, slot.Release, nil
+}
+
 // run prepares the Cmd from the flags and runs it; a run that fails to
 // start is an SE result, a bad --dir or --stdin a usage error.
 func (c Command) run(f *Flags, slot *sandbox.Slot, lim sandbox.Limits, argv []string) (*sandbox.Result, int) {
-	cmd := slot.Command(argv[0], argv[1:]...)
+	ctx := c.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cmd := slot.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = f.envs
 	cmd.Network = *f.network
 	cmd.Limits = lim
 	if *f.dir != "" {
-		if err := prepareBox(*f.dir, slot); err != nil {
-			fmt.Fprintf(os.Stderr, "%s: --dir: %v\n", c.Name, err)
+		dir := c.path(*f.dir)
+		if err := prepareBox(dir, slot); err != nil {
+			c.failf("--dir: %v", err)
 			return nil, ExitUsage
 		}
-		cmd.Box = *f.dir
+		cmd.Box = dir
 	}
 	if *f.stdinPath != "" {
-		in, err := os.Open(*f.stdinPath)
+		in, err := os.Open(c.path(*f.stdinPath))
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "%s: --stdin: %v\n", c.Name, err)
+			c.failf("--stdin: %v", err)
 			return nil, ExitUsage
 		}
 		defer in.Close()
@@ -153,8 +193,39 @@ func (c Command) run(f *Flags, slot *sandbox.Slot, lim sandbox.Limits, argv []st
 	res, err := cmd.Run()
 	if err != nil {
 		res = &sandbox.Result{Status: sandbox.SE, Source: sandbox.SourceSandbox, Error: err.Error()}
+		if errors.Is(err, sandbox.ErrCanceled) {
+			res.Source = sandbox.SourceCanceled
+		}
 	}
 	return res, ExitOK
+}
+
+// path is p read from the command's directory.
+func (c Command) path(p string) string {
+	if c.Dir == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(c.Dir, p)
+}
+
+func (c Command) stdout() io.Writer {
+	if c.Stdout == nil {
+		return os.Stdout
+	}
+	return c.Stdout
+}
+
+func (c Command) stderr() io.Writer {
+	if c.Stderr == nil {
+		return os.Stderr
+	}
+	return c.Stderr
+}
+
+// failf writes one message, prefixed with the command's name, to its
+// stderr.
+func (c Command) failf(format string, args ...any) {
+	fmt.Fprintf(c.stderr(), "%s: %s\n", c.Name, fmt.Sprintf(format, args...))
 }
 
 // resultJSON is the --json output.
@@ -176,9 +247,10 @@ type resultJSON struct {
 
 // printResult writes the result: one JSON object, or the program's output and
 // a status line on stderr.
-func printResult(res *sandbox.Result, level sandbox.Level, asJSON bool) {
+func (c Command) printResult(res *sandbox.Result, level sandbox.Level, asJSON bool) {
+	stdout, stderr := c.stdout(), c.stderr()
 	if asJSON {
-		json.NewEncoder(os.Stdout).Encode(resultJSON{
+		json.NewEncoder(stdout).Encode(resultJSON{
 			Status: string(res.Status), VerdictSource: res.Source, ExitCode: res.ExitCode, Signal: res.Signal,
 			CPUMs: res.CPUTime.Milliseconds(), UserMs: res.UserTime.Milliseconds(), SysMs: res.SysTime.Milliseconds(),
 			WallMs: res.WallTime.Milliseconds(), MemoryKB: res.Memory >> 10,
@@ -187,16 +259,16 @@ func printResult(res *sandbox.Result, level sandbox.Level, asJSON bool) {
 		})
 		return
 	}
-	os.Stdout.Write(res.Stdout)
-	os.Stderr.Write(res.Stderr)
-	fmt.Fprintf(os.Stderr, "--- status %s", res.Status)
+	stdout.Write(res.Stdout)
+	stderr.Write(res.Stderr)
+	fmt.Fprintf(stderr, "--- status %s", res.Status)
 	if res.Source != "" {
-		fmt.Fprintf(os.Stderr, " (%s)", res.Source)
+		fmt.Fprintf(stderr, " (%s)", res.Source)
 	}
-	fmt.Fprintf(os.Stderr, "  exit %d  signal %d  cpu %.3fs  wall %.3fs  memory %d KiB  level %s\n",
+	fmt.Fprintf(stderr, "  exit %d  signal %d  cpu %.3fs  wall %.3fs  memory %d KiB  level %s\n",
 		res.ExitCode, res.Signal, res.CPUTime.Seconds(), res.WallTime.Seconds(), res.Memory>>10, level)
 	if res.Error != "" {
-		fmt.Fprintf(os.Stderr, "--- error: %s\n", res.Error)
+		fmt.Fprintf(stderr, "--- error: %s\n", res.Error)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 )
 
@@ -13,21 +12,29 @@ import (
 // flags, output and exit codes. args are the arguments after the
 // program's name.
 func Main(args []string) int {
-	const name = "docket-exec"
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	return Command{Name: "docket-exec", Open: OpenOneRun}.Main(args)
+}
+
+// Main parses args (the arguments after the program's name) as
+// docket-exec's and runs them: --help is written to c's stdout, a bad
+// flag to its stderr. The server (serve.go) runs each client's command
+// line through it.
+func (c Command) Main(args []string) int {
+	fs := flag.NewFlagSet(c.Name, flag.ContinueOnError)
+	fs.SetOutput(c.stderr())
 	f := Define(fs)
 	// Silent while parsing: a bad flag points at --help instead of
 	// printing it all, as docket's commands do.
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			writeHelp(os.Stdout, fs, name)
+			writeHelp(c.stdout(), fs, c.Name)
 			return ExitOK
 		}
-		fmt.Fprintf(os.Stderr, "run '%s --help' for usage\n", name)
+		fmt.Fprintf(c.stderr(), "run '%s --help' for usage\n", c.Name)
 		return ExitUsage
 	}
-	return Command{Name: name, Open: OpenOneRun}.Run(f, fs.Args())
+	return c.Run(f, fs.Args())
 }
 
 // writeHelp is docket-exec's --help, laid out as docket's commands' are.

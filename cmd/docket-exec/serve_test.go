@@ -1,0 +1,327 @@
+package main
+
+import (
+	"bufio"
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// server is a running `docket-exec --serve`.
+type server struct {
+	cmd    *exec.Cmd
+	socket string
+	mu     sync.Mutex
+	log    strings.Builder // its stderr
+}
+
+// startServer starts bin --serve with the state directory state and the
+// extra variables env, and waits for it to say it serves. The test's end
+// stops it with SIGTERM and checks it ends cleanly and removes its socket.
+func startServer(t *testing.T, bin, state string, env ...string) *server {
+	t.Helper()
+	s := &server{cmd: exec.Command(bin, "--serve"), socket: filepath.Join(state, "exec.sock")}
+	s.cmd.Env = append(append(os.Environ(), "DOCKET_SANDBOX_DIR="+state), env...)
+	for _, e := range env {
+		if p, ok := strings.CutPrefix(e, "DOCKET_EXEC_SOCKET="); ok {
+			s.socket = p
+		}
+	}
+	stderr, err := s.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	serving := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			s.mu.Lock()
+			s.log.WriteString(sc.Text() + "\n")
+			s.mu.Unlock()
+			if strings.Contains(sc.Text(), "serving on") {
+				serving <- true
+			}
+		}
+		close(serving)
+	}()
+	if !<-serving {
+		s.cmd.Wait()
+		t.Fatalf("the server ended without serving: %s", s.logged())
+	}
+	t.Cleanup(func() {
+		s.cmd.Process.Signal(syscall.SIGTERM)
+		if err := s.cmd.Wait(); err != nil {
+			t.Errorf("the server, on SIGTERM: %v\n%s", err, s.logged())
+		}
+		if _, err := os.Lstat(s.socket); !os.IsNotExist(err) {
+			t.Errorf("the server left its socket %s (%v)", s.socket, err)
+		}
+	})
+	return s
+}
+
+func (s *server) logged() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.log.String()
+}
+
+// buildClient compiles the C client into dir, as make build does.
+func buildClient(t *testing.T, dir string) string {
+	t.Helper()
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skipf("no C compiler for docket-exec-client: %v", err)
+	}
+	bin := filepath.Join(dir, "docket-exec-client")
+	if out, err := exec.Command(cc, "-O2", "-Wall", "-Wextra", "-Werror", "-static", "-o", bin, "../docket-exec-client/client.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc client.c: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// served builds docket-exec and the client and starts a server with a
+// state directory of its own.
+func served(t *testing.T) (bin, client, state string) {
+	needRoot(t)
+	bin = build(t, map[string]string{"docket-exec": "."})["docket-exec"]
+	client = buildClient(t, filepath.Dir(bin))
+	state = t.TempDir()
+	startServer(t, bin, state)
+	return bin, client, state
+}
+
+// TestClientSameAsDocketExec: a command line through the client and its
+// server gives what docket-exec gives for it: the JSON, the output, the
+// exit codes, the usage errors and the help.
+func TestClientSameAsDocketExec(t *testing.T) {
+	bin, client, state := served(t)
+	for _, args := range [][]string{
+		{"--json", "--", "/bin/echo", "hello", ""},
+		{"--json", "--", "/nonexistent"},
+		{"--json", "--env", "X=1", "--", "/bin/sh", "-c", "echo $X; echo e >&2; exit 4"},
+		{"--json", "--time", "100ms", "--", "/bin/sh", "-c", "while :; do :; done"},
+		{"--json", "--memory", "16M", "--processes", "4", "--", "/bin/sh", "-c", "echo ok"},
+	} {
+		direct, _, directCode := run(t, state, append([]string{bin}, args...)...)
+		served, errOut, servedCode := run(t, state, append([]string{client}, args...)...)
+		a, b := stable(t, direct), stable(t, served)
+		if directCode != servedCode || !reflect.DeepEqual(a, b) {
+			t.Errorf("%v: docket-exec exit %d %v, the client exit %d %v (stderr %q)", args, directCode, a, servedCode, b, errOut)
+		}
+	}
+	out, errOut, code := run(t, state, client, "--", "/bin/sh", "-c", "echo out; echo err >&2; exit 3")
+	if code != 1 || out != "out\n" || !strings.HasPrefix(errOut, "err\n--- status RE") {
+		t.Errorf("plain output: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	for _, args := range [][]string{{}, {"--bogus", "--", "/bin/true"}, {"--time", "2", "--", "/bin/true"}, {"--serve"}} {
+		if _, errOut, code := run(t, state, append([]string{client}, args...)...); code != 2 || !strings.Contains(errOut, "docket-exec-client") {
+			t.Errorf("%v: exit %d (want 2), stderr %q", args, code, errOut)
+		}
+	}
+	direct, _, _ := run(t, state, bin, "--help")
+	served, _, code := run(t, state, client, "--help")
+	if a, b := helpBody(direct), helpBody(served); code != 0 || a != b || !strings.HasPrefix(served, "usage: docket-exec-client") {
+		t.Errorf("--help: exit %d, differs from docket-exec's:\n%s\n---\n%s", code, a, b)
+	}
+}
+
+// TestClientPaths: relative --stdin and --dir are the client's, read
+// from its working directory, not the server's.
+func TestClientPaths(t *testing.T) {
+	_, client, state := served(t)
+	work := t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "in.txt"), []byte("from the client's directory\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(client, "--stdin", "in.txt", "--dir", "box", "--processes", "4", "--", "/bin/sh", "-c", "cat; echo made > made.txt")
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "DOCKET_SANDBOX_DIR="+state)
+	out, err := cmd.Output()
+	if err != nil || string(out) != "from the client's directory\n" {
+		t.Fatalf("%v: %q", err, out)
+	}
+	if b, err := os.ReadFile(filepath.Join(work, "box", "made.txt")); err != nil || string(b) != "made\n" {
+		t.Errorf("the run's file in the client's --dir: %q, %v", b, err)
+	}
+}
+
+// TestClientKilledKillsRun: a client killed while its command runs ends
+// the run; the server goes on serving.
+func TestClientKilledKillsRun(t *testing.T) {
+	_, client, state := served(t)
+	const mark = "37.25" // the sleep's argument, to find it among the host's processes
+	cmd := exec.Command(client, "--wall", "60s", "--", "/bin/sleep", mark)
+	cmd.Env = append(os.Environ(), "DOCKET_SANDBOX_DIR="+state)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(10*time.Second, func() bool { return sleeping(mark) }) {
+		cmd.Process.Kill()
+		t.Fatal("the run's sleep never showed up")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if !waitFor(10*time.Second, func() bool { return !sleeping(mark) }) {
+		t.Fatal("the run's sleep outlived its client by 10 s")
+	}
+	if out, errOut, code := run(t, state, client, "--", "/bin/echo", "next"); code != 0 || out != "next\n" {
+		t.Errorf("after a killed client: exit %d, %q %q", code, out, errOut)
+	}
+}
+
+// sleeping says whether a process `sleep mark` is running on the host.
+func sleeping(mark string) bool {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.HasSuffix(string(b), "sleep\x00"+mark+"\x00") {
+			return true
+		}
+	}
+	return false
+}
+
+func waitFor(d time.Duration, ok func() bool) bool {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if ok() {
+			return true
+		}
+	}
+	return ok()
+}
+
+// TestServerRefuses: what the server refuses, each with a clear answer,
+// and it goes on serving: a client of another user, a client whose
+// sandbox variables differ, malformed requests, --serve with a command,
+// a second server on the socket.
+func TestServerRefuses(t *testing.T) {
+	needRoot(t)
+	bin := build(t, map[string]string{"docket-exec": "."})["docket-exec"]
+	client := buildClient(t, filepath.Dir(bin))
+	state := t.TempDir()
+	open, err := os.MkdirTemp("", "docket-exec-sock-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(open) })
+	os.Chmod(open, 0o755)
+	sockEnv := "DOCKET_EXEC_SOCKET=" + filepath.Join(open, "exec.sock")
+	s := startServer(t, bin, state, sockEnv)
+	clientRun := func(extra []string, cred *syscall.Credential, args ...string) (string, int) {
+		cmd := exec.Command(client, args...)
+		cmd.Env = append(append(os.Environ(), "DOCKET_SANDBOX_DIR="+state, sockEnv), extra...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		cmd.Run()
+		return stderr.String(), cmd.ProcessState.ExitCode()
+	}
+	// Another user, even with the socket's mode opened to everyone.
+	os.Chmod(s.socket, 0o666)
+	if errOut, code := clientRun(nil, &syscall.Credential{Uid: 65534, Gid: 65534}, "--", "/bin/true"); code != 3 || !strings.Contains(s.logged(), "refused a client") {
+		t.Errorf("uid 65534: exit %d (want 3), stderr %q, server log %q", code, errOut, s.logged())
+	}
+	if errOut, code := clientRun([]string{"DOCKET_SANDBOX_MIN_LEVEL=none"}, nil, "--", "/bin/true"); code != 2 || !strings.Contains(errOut, "DOCKET_SANDBOX_MIN_LEVEL") {
+		t.Errorf("another minimum level: exit %d (want 2), stderr %q", code, errOut)
+	}
+	for name, req := range malformed() {
+		reply, errOut := rawRequest(t, s.socket, req)
+		if reply != "\x02" || (req.fds == 2 && !strings.Contains(errOut, "malformed request")) {
+			t.Errorf("%s: reply %q (want exit code 2), stderr %q", name, reply, errOut)
+		}
+	}
+	for _, args := range [][]string{{"--serve", "--", "/bin/true"}, {"--serve", "--json"}} {
+		if _, errOut, code := run(t, state, append([]string{bin}, args...)...); code != 2 || !strings.Contains(errOut, "--serve takes no command") {
+			t.Errorf("%v: exit %d (want 2), stderr %q", args, code, errOut)
+		}
+	}
+	second := exec.Command(bin, "--serve")
+	second.Env = append(os.Environ(), "DOCKET_SANDBOX_DIR="+t.TempDir(), sockEnv)
+	if out, err := second.CombinedOutput(); second.ProcessState.ExitCode() != 3 || !strings.Contains(string(out), "already listens") {
+		t.Errorf("a second server on the socket: %v, %s", err, out)
+	}
+	if errOut, code := clientRun(nil, nil, "--", "/bin/true"); code != 0 {
+		t.Errorf("a good request after the refusals: exit %d, %s", code, errOut)
+	}
+}
+
+// rawReq is a request written by hand: its bytes and how many
+// descriptors go with them.
+type rawReq struct {
+	bytes []byte
+	fds   int
+}
+
+func malformed() map[string]rawReq {
+	length := func(n uint32, rest string) []byte { return append(binary.LittleEndian.AppendUint32(nil, n), rest...) }
+	good := "docket-exec-client 1\x00/\x00\x00/bin/true\x00"
+	return map[string]rawReq{
+		"no descriptors":      {length(uint32(len(good)), good), 0},
+		"three descriptors":   {length(uint32(len(good)), good), 3},
+		"another magic":       {length(23, "docket-exec-client 9\x00/\x00\x00"), 2},
+		"too long":            {length(64<<20, ""), 2},
+		"shorter than said":   {length(100, good), 2},
+		"longer than said":    {length(4, good), 2},
+		"closed mid-length":   {[]byte{1, 0}, 2},
+		"a variable not ours": {length(uint32(len("docket-exec-client 1\x00/\x00PATH=/\x00\x00")), "docket-exec-client 1\x00/\x00PATH=/\x00\x00"), 2},
+	}
+}
+
+// rawRequest sends req on a fresh connection, with the write ends of
+// pipes as its descriptors, and returns the server's reply and what it
+// wrote to the second descriptor.
+func rawRequest(t *testing.T, socket string, req rawReq) (reply, stderr string) {
+	t.Helper()
+	sock, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(sock)
+	if err := unix.Connect(sock, &unix.SockaddrUnix{Name: socket}); err != nil {
+		t.Fatal(err)
+	}
+	var fds []int
+	var reads []*os.File
+	for i := 0; i < req.fds; i++ {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		defer w.Close()
+		fds = append(fds, int(w.Fd()))
+		reads = append(reads, r)
+	}
+	var oob []byte
+	if len(fds) > 0 {
+		oob = unix.UnixRights(fds...)
+	}
+	if err := unix.Sendmsg(sock, req.bytes, oob, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	unix.Shutdown(sock, unix.SHUT_WR)
+	unix.SetsockoptTimeval(sock, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 15})
+	b := make([]byte, 16)
+	n, _ := unix.Read(sock, b)
+	if len(reads) >= 2 {
+		// The server has closed its copies; the pipes' write ends left
+		// are ours, so read what is there without waiting for EOF.
+		reads[1].SetReadDeadline(time.Now().Add(time.Second))
+		msg := make([]byte, 4096)
+		m, _ := reads[1].Read(msg)
+		stderr = string(msg[:m])
+	}
+	return string(b[:max(n, 0)]), stderr
+}
