@@ -18,6 +18,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -149,9 +150,25 @@ static void send_request(int sock, struct buf *req)
 	}
 }
 
+/* stdio_open gives a closed stdout or stderr /dev/null, as the server
+ * needs a descriptor for each (docket-exec would write into nothing). */
+static void stdio_open(void)
+{
+	for (int fd = 1; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0 && null != fd) {
+			dup2(null, fd);
+			close(null);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
+	stdio_open();
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	socket_path(addr.sun_path, sizeof addr.sun_path);
 	int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,12 +24,20 @@ type server struct {
 	socket string
 	mu     sync.Mutex
 	log    strings.Builder // its stderr
+	once   sync.Once
 }
 
 // startServer starts bin --serve with the state directory state and the
 // extra variables env, and waits for it to say it serves. The test's end
 // stops it with SIGTERM and checks it ends cleanly and removes its socket.
 func startServer(t *testing.T, bin, state string, env ...string) *server {
+	t.Helper()
+	s := newServer(t, bin, state, env...)
+	t.Cleanup(func() { s.stop(t) })
+	return s
+}
+
+func newServer(t *testing.T, bin, state string, env ...string) *server {
 	t.Helper()
 	s := &server{cmd: exec.Command(bin, "--serve"), socket: filepath.Join(state, "exec.sock")}
 	s.cmd.Env = append(append(os.Environ(), "DOCKET_SANDBOX_DIR="+state), env...)
@@ -60,7 +70,13 @@ func startServer(t *testing.T, bin, state string, env ...string) *server {
 		s.cmd.Wait()
 		t.Fatalf("the server ended without serving: %s", s.logged())
 	}
-	t.Cleanup(func() {
+	return s
+}
+
+// stop sends the server SIGTERM (once) and checks it ends cleanly and
+// removes its socket.
+func (s *server) stop(t *testing.T) {
+	s.once.Do(func() {
 		s.cmd.Process.Signal(syscall.SIGTERM)
 		if err := s.cmd.Wait(); err != nil {
 			t.Errorf("the server, on SIGTERM: %v\n%s", err, s.logged())
@@ -69,7 +85,6 @@ func startServer(t *testing.T, bin, state string, env ...string) *server {
 			t.Errorf("the server left its socket %s (%v)", s.socket, err)
 		}
 	})
-	return s
 }
 
 func (s *server) logged() string {
@@ -95,12 +110,16 @@ func buildClient(t *testing.T, dir string) string {
 // served builds docket-exec and the client and starts a server with a
 // state directory of its own.
 func served(t *testing.T) (bin, client, state string) {
+	bin, client, state, _ = servedBy(t)
+	return bin, client, state
+}
+
+func servedBy(t *testing.T) (bin, client, state string, s *server) {
 	needRoot(t)
 	bin = build(t, map[string]string{"docket-exec": "."})["docket-exec"]
 	client = buildClient(t, filepath.Dir(bin))
 	state = t.TempDir()
-	startServer(t, bin, state)
-	return bin, client, state
+	return bin, client, state, startServer(t, bin, state)
 }
 
 // TestClientSameAsDocketExec: a command line through the client and its
@@ -155,6 +174,18 @@ func TestClientPaths(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(work, "box", "made.txt")); err != nil || string(b) != "made\n" {
 		t.Errorf("the run's file in the client's --dir: %q, %v", b, err)
+	}
+	// A client started with its stdout closed: its socket would take
+	// descriptor 1 and the server would write the output into the
+	// connection itself (stuck once the socket's buffer is full), so the
+	// client gives it /dev/null.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	closed := exec.CommandContext(ctx, "/bin/sh", "-c", `exec "$0" -- /usr/bin/head -c 4000000 /dev/zero >&-`, client)
+	closed.Env = cmd.Env
+	closed.WaitDelay = time.Second // the server holds the client's stderr
+	if out, err := closed.CombinedOutput(); err != nil {
+		t.Errorf("stdout closed, 4 MB of output: %v (ctx %v), %q", err, ctx.Err(), out)
 	}
 }
 
@@ -324,4 +355,79 @@ func rawRequest(t *testing.T, socket string, req rawReq) (reply, stderr string) 
 		stderr = string(msg[:m])
 	}
 	return string(b[:max(n, 0)]), stderr
+}
+
+// TestClientsAtOnce: clients served at the same time each get their own
+// command's output and exit code.
+func TestClientsAtOnce(t *testing.T) {
+	_, client, state := served(t)
+	const n = 6
+	var wg sync.WaitGroup
+	errs := make(chan string, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			cmd := exec.Command(client, "--env", fmt.Sprintf("N=%d", i), "--processes", "4", "--", "/bin/sh", "-c", "sleep 0.2; echo $N; exit $N")
+			cmd.Env = append(os.Environ(), "DOCKET_SANDBOX_DIR="+state)
+			out, _ := cmd.Output()
+			if want := min(i, 1); cmd.ProcessState.ExitCode() != want || string(out) != fmt.Sprintf("%d\n", i) {
+				errs <- fmt.Sprintf("client %d: exit %d (want %d), stdout %q", i, cmd.ProcessState.ExitCode(), want, out)
+			}
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+// TestClientWithoutServer: with no server, the client runs docket-exec
+// from its own directory, the same command; with DOCKET_EXEC_SOCKET
+// naming a socket nobody serves, it says so and exits 3.
+func TestClientWithoutServer(t *testing.T) {
+	needRoot(t)
+	bin := build(t, map[string]string{"docket-exec": "."})["docket-exec"]
+	client := buildClient(t, filepath.Dir(bin))
+	state := t.TempDir()
+	args := []string{"--json", "--", "/bin/echo", "standalone"}
+	direct, _, directCode := run(t, state, append([]string{bin}, args...)...)
+	alone, errOut, aloneCode := run(t, state, append([]string{client}, args...)...)
+	if a, b := stable(t, direct), stable(t, alone); directCode != aloneCode || !reflect.DeepEqual(a, b) {
+		t.Errorf("no server: docket-exec exit %d %v, the client exit %d %v (stderr %q)", directCode, a, aloneCode, b, errOut)
+	}
+	cmd := exec.Command(client, "--", "/bin/true")
+	cmd.Env = append(os.Environ(), "DOCKET_SANDBOX_DIR="+state, "DOCKET_EXEC_SOCKET="+filepath.Join(state, "nobody.sock"))
+	out, _ := cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 3 || !strings.Contains(string(out), "nobody.sock") {
+		t.Errorf("a socket nobody serves: exit %d, %q", cmd.ProcessState.ExitCode(), out)
+	}
+}
+
+// TestServerStopKillsLongRuns: on SIGTERM the server waits for the
+// commands under way, but not for ever: a run still going after the drain
+// is killed, its client told (SE, cancelled, exit 3), and the server ends.
+func TestServerStopKillsLongRuns(t *testing.T) {
+	_, client, state, s := servedBy(t)
+	const mark = "41.75"
+	cmd := exec.Command(client, "--json", "--wall", "120s", "--", "/bin/sleep", mark)
+	cmd.Env = append(os.Environ(), "DOCKET_SANDBOX_DIR="+state)
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(10*time.Second, func() bool { return sleeping(mark) }) {
+		cmd.Process.Kill()
+		t.Fatal("the run's sleep never showed up")
+	}
+	s.stop(t)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 3 || !strings.Contains(out.String(), `"verdict_source":"cancelled"`) {
+		t.Errorf("a run under way when the server stopped: exit %d, %s", code, out.String())
+	}
+	if sleeping(mark) || !strings.Contains(s.logged(), "killing their runs") {
+		t.Errorf("the run outlived its server (log: %s)", s.logged())
+	}
 }

@@ -83,7 +83,25 @@ type server struct {
 	// uid is the only user whose clients are served: the server's own.
 	uid      int
 	handlers sync.WaitGroup
+	// runs is the context of every command's run; stopping cancels it
+	// when the commands under way outlast the drain.
+	runs       context.Context
+	cancelRuns context.CancelFunc
+	// mu guards stopped: once the server stops, a slot given back is
+	// released rather than kept.
+	mu      sync.Mutex
+	stopped bool
 }
+
+// How the server stops: the commands under way get drainGrace to end on
+// their own, then their runs are killed (their clients get SE,
+// cancelled) and their answers get answerGrace to be written; a handler
+// still stuck then (writing to a client's pipe nobody reads) is left to
+// the process's exit.
+const (
+	drainGrace  = 10 * time.Second
+	answerGrace = 2 * time.Second
+)
 
 // Serve listens on the unix socket at path and runs each client's command
 // in sb until ctx ends; then it stops listening, waits for the commands
@@ -95,6 +113,8 @@ func Serve(ctx context.Context, sb *sandbox.Sandbox, path string, log io.Writer)
 		return err
 	}
 	s := &server{sb: sb, log: log, env: sandboxEnvNow(), idle: make(chan *sandbox.Slot, runtime.NumCPU()), uid: os.Geteuid()}
+	s.runs, s.cancelRuns = context.WithCancel(context.Background())
+	defer s.cancelRuns()
 	fmt.Fprintf(log, "docket-exec: serving on %s (level %s); SIGTERM or SIGINT ends it\n", path, sb.Capabilities().Level)
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
@@ -114,13 +134,41 @@ func Serve(ctx context.Context, sb *sandbox.Sandbox, path string, log io.Writer)
 			s.handle(conn)
 		}()
 	}
-	s.handlers.Wait()
-	close(s.idle)
-	for sl := range s.idle {
-		sl.Release()
-	}
-	fmt.Fprintln(log, "docket-exec: stopped serving")
+	s.stop()
 	return nil
+}
+
+// stop waits for the commands under way (drainGrace, answerGrace) and
+// releases the idle slots.
+func (s *server) stop() {
+	done := make(chan struct{})
+	go func() {
+		s.handlers.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(drainGrace):
+		fmt.Fprintf(s.log, "docket-exec: commands still running after %v: killing their runs\n", drainGrace)
+		s.cancelRuns()
+		select {
+		case <-done:
+		case <-time.After(answerGrace):
+			fmt.Fprintf(s.log, "docket-exec: answers still unwritten after %v more: stopping without them\n", answerGrace)
+		}
+	}
+	s.mu.Lock()
+	s.stopped = true
+	s.mu.Unlock()
+	for {
+		select {
+		case sl := <-s.idle:
+			sl.Release()
+		default:
+			fmt.Fprintln(s.log, "docket-exec: stopped serving")
+			return
+		}
+	}
 }
 
 // lend lends a command an idle slot, or a new one.
@@ -140,6 +188,12 @@ func (s *server) lend() (*sandbox.Slot, func(), error) {
 // giveBack keeps a slot for the next command, or releases it when enough
 // are kept.
 func (s *server) giveBack(sl *sandbox.Slot) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		sl.Release()
+		return
+	}
 	select {
 	case s.idle <- sl:
 	default:

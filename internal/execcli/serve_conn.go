@@ -46,7 +46,7 @@ func (s *server) handle(conn *sockConn) {
 		return
 	}
 	conn.SetReadDeadline(time.Time{})
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(s.runs)
 	defer cancel()
 	// The client sends nothing more: a read that returns means it is gone
 	// (or broke the protocol), and its run is killed.
