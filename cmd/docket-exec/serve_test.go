@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -20,11 +19,31 @@ import (
 
 // server is a running `docket-exec --serve`.
 type server struct {
-	cmd    *exec.Cmd
-	socket string
-	mu     sync.Mutex
-	log    strings.Builder // its stderr
-	once   sync.Once
+	cmd     *exec.Cmd
+	socket  string
+	log     lockedLog     // its stderr
+	done    chan struct{} // closed when it has ended and its stderr is read
+	waitErr error         // its Wait's, once done is closed
+	once    sync.Once
+}
+
+// lockedLog is a server's stderr, written by exec's copy and read by the
+// test.
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // startServer starts bin --serve with the state directory state and the
@@ -32,45 +51,36 @@ type server struct {
 // stops it with SIGTERM and checks it ends cleanly and removes its socket.
 func startServer(t *testing.T, bin, state string, env ...string) *server {
 	t.Helper()
-	s := newServer(t, bin, state, env...)
-	t.Cleanup(func() { s.stop(t) })
-	return s
-}
-
-func newServer(t *testing.T, bin, state string, env ...string) *server {
-	t.Helper()
-	s := &server{cmd: exec.Command(bin, "--serve"), socket: filepath.Join(state, "exec.sock")}
+	s := &server{cmd: exec.Command(bin, "--serve"), socket: filepath.Join(state, "exec.sock"), done: make(chan struct{})}
 	s.cmd.Env = append(append(os.Environ(), "DOCKET_SANDBOX_DIR="+state), env...)
 	for _, e := range env {
 		if p, ok := strings.CutPrefix(e, "DOCKET_EXEC_SOCKET="); ok {
 			s.socket = p
 		}
 	}
-	stderr, err := s.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s.cmd.Stderr = &s.log
+	s.cmd.WaitDelay = 5 * time.Second // for whatever else holds its stderr
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	serving := make(chan bool, 1)
 	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			s.mu.Lock()
-			s.log.WriteString(sc.Text() + "\n")
-			s.mu.Unlock()
-			if strings.Contains(sc.Text(), "serving on") {
-				serving <- true
-			}
-		}
-		close(serving)
+		s.waitErr = s.cmd.Wait()
+		close(s.done)
 	}()
-	if !<-serving {
-		s.cmd.Wait()
-		t.Fatalf("the server ended without serving: %s", s.logged())
+	t.Cleanup(func() { s.stop(t) })
+	if !waitFor(30*time.Second, func() bool { return strings.Contains(s.logged(), "serving on") || s.ended() }) || s.ended() {
+		t.Fatalf("the server did not serve: %s", s.logged())
 	}
 	return s
+}
+
+func (s *server) ended() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // stop sends the server SIGTERM (once) and checks it ends cleanly and
@@ -78,8 +88,9 @@ func newServer(t *testing.T, bin, state string, env ...string) *server {
 func (s *server) stop(t *testing.T) {
 	s.once.Do(func() {
 		s.cmd.Process.Signal(syscall.SIGTERM)
-		if err := s.cmd.Wait(); err != nil {
-			t.Errorf("the server, on SIGTERM: %v\n%s", err, s.logged())
+		<-s.done
+		if s.waitErr != nil {
+			t.Errorf("the server, on SIGTERM: %v\n%s", s.waitErr, s.logged())
 		}
 		if _, err := os.Lstat(s.socket); !os.IsNotExist(err) {
 			t.Errorf("the server left its socket %s (%v)", s.socket, err)
@@ -87,11 +98,7 @@ func (s *server) stop(t *testing.T) {
 	})
 }
 
-func (s *server) logged() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.log.String()
-}
+func (s *server) logged() string { return s.log.String() }
 
 // buildClient compiles the C client into dir, as make build does.
 func buildClient(t *testing.T, dir string) string {
@@ -261,7 +268,7 @@ func TestServerRefuses(t *testing.T) {
 	}
 	// Another user, even with the socket's mode opened to everyone.
 	os.Chmod(s.socket, 0o666)
-	if errOut, code := clientRun(nil, &syscall.Credential{Uid: 65534, Gid: 65534}, "--", "/bin/true"); code != 3 || !strings.Contains(s.logged(), "refused a client") {
+	if errOut, code := clientRun(nil, &syscall.Credential{Uid: 65534, Gid: 65534}, "--", "/bin/true"); code != 3 || !waitFor(5*time.Second, func() bool { return strings.Contains(s.logged(), "refused a client") }) {
 		t.Errorf("uid 65534: exit %d (want 3), stderr %q, server log %q", code, errOut, s.logged())
 	}
 	if errOut, code := clientRun([]string{"DOCKET_SANDBOX_MIN_LEVEL=none"}, nil, "--", "/bin/true"); code != 2 || !strings.Contains(errOut, "DOCKET_SANDBOX_MIN_LEVEL") {
