@@ -220,11 +220,13 @@ func TestClientKilledKillsRun(t *testing.T) {
 	}
 }
 
-// sleeping says whether a process `sleep mark` is running on the host.
+// sleeping says whether a process `/bin/sleep mark` is running on the
+// host: the run's target, whose command line is exactly that (the
+// client's own ends with it).
 func sleeping(mark string) bool {
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
-		if b, err := os.ReadFile(p); err == nil && strings.HasSuffix(string(b), "sleep\x00"+mark+"\x00") {
+		if b, err := os.ReadFile(p); err == nil && string(b) == "/bin/sleep\x00"+mark+"\x00" {
 			return true
 		}
 	}
@@ -434,7 +436,7 @@ func TestServerStopKillsLongRuns(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 3 || !strings.Contains(out.String(), `"verdict_source":"cancelled"`) {
 		t.Errorf("a run under way when the server stopped: exit %d, %s", code, out.String())
 	}
-	if sleeping(mark) || !strings.Contains(s.logged(), "killing their runs") {
-		t.Errorf("the run outlived its server (log: %s)", s.logged())
+	if !waitFor(10*time.Second, func() bool { return !sleeping(mark) }) || !strings.Contains(s.logged(), "killing their runs") {
+		t.Errorf("the run outlived its server by 10 s, or was not killed by it (log: %s)", s.logged())
 	}
 }
