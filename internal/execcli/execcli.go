@@ -95,7 +95,7 @@ func (f *Flags) limits() (sandbox.Limits, error) {
 // the last four are a command run in this process: os.Stdout,
 // os.Stderr, the working directory, no cancellation.
 type Command struct {
-	Name string // "docket exec" or "docket-exec"
+	Name string // "docket exec", "docket-exec" or, served, "docket-exec-client"
 	// Open opens a sandbox for this one command, which takes a slot of
 	// it and releases both at the end. Unused when Slot is set.
 	Open func() (*sandbox.Sandbox, error)
