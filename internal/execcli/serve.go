@@ -74,9 +74,9 @@ func (c Command) serveFlags(f *Flags, argv []string) int {
 type server struct {
 	sb  *sandbox.Sandbox
 	log io.Writer
-	// env is the server's value of each sandbox variable, which a
-	// client's must match (sameEnv).
-	env map[string]string
+	// env is the server's value of each sandbox variable, in
+	// SandboxEnv's order, which a client's must match (sameEnv).
+	env []envVar
 	// idle are slots between commands, at most one per CPU; a command
 	// that finds none takes a new slot.
 	idle chan *sandbox.Slot
@@ -215,11 +215,15 @@ func sandboxVars() []string {
 	return names
 }
 
-// sandboxEnvNow is this process's value of each sandbox variable.
-func sandboxEnvNow() map[string]string {
-	env := map[string]string{}
+// envVar is one variable's name and value.
+type envVar struct{ name, value string }
+
+// sandboxEnvNow is this process's value of each sandbox variable, read
+// once when the server starts.
+func sandboxEnvNow() []envVar {
+	var env []envVar
 	for _, name := range sandboxVars() {
-		env[name] = os.Getenv(name)
+		env = append(env, envVar{name, os.Getenv(name)})
 	}
 	return env
 }
@@ -230,9 +234,9 @@ var errEnvDiffers = errors.New("the server's sandbox is not the one this command
 
 // sameEnv checks a client's variables against the server's.
 func (s *server) sameEnv(client map[string]string) error {
-	for _, name := range sandboxVars() {
-		if client[name] != s.env[name] {
-			return fmt.Errorf("%w: %s is %q here and %q for the server (start a server with the same variables)", errEnvDiffers, name, client[name], s.env[name])
+	for _, v := range s.env {
+		if client[v.name] != v.value {
+			return fmt.Errorf("%w: %s is %q here and %q for the server (start a server with the same variables)", errEnvDiffers, v.name, client[v.name], v.value)
 		}
 	}
 	return nil
