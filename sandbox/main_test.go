@@ -19,13 +19,8 @@ func TestMain(m *testing.M) {
 		// A worker child of TestRlimitsExplicit, inside the parent's guard.
 		os.Exit(rlimitChild(dir))
 	}
-	testguard.Main(&wrapped{m})
+	testguard.Main(testprog.CleaningUp(m))
 }
-
-// wrapped removes the compiled test programs after the run.
-type wrapped struct{ m *testing.M }
-
-func (w *wrapped) Run() int { defer testprog.Cleanup(); return w.m.Run() }
 
 // scaled stretches a test's CPU or wall limit by DOCKET_TEST_TIME_SCALE
 // (a whole number, default 1) for a slow CPU: make test-cgroup2's guest,

@@ -11,11 +11,12 @@ import (
 	"testing"
 
 	"github.com/docketjudge/docket/internal/testguard"
+	"github.com/docketjudge/docket/internal/testprog"
 )
 
 // The runs below are benign (echo, a missing program); the guard is there
 // all the same, as for every test that starts the sandbox.
-func TestMain(m *testing.M) { testguard.Main(m) }
+func TestMain(m *testing.M) { testguard.Main(testprog.CleaningUp(m)) }
 
 // build builds the packages (name: directory) into a directory every uid
 // can read, for the sandbox's uids.

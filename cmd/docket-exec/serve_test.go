@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketjudge/docket/internal/testprog"
 	"golang.org/x/sys/unix"
 )
 
@@ -100,16 +101,18 @@ func (s *server) stop(t *testing.T) {
 
 func (s *server) logged() string { return s.log.String() }
 
-// buildClient compiles the C client into dir, as make build does.
+// buildClient puts the C client, compiled once per test binary as make
+// build compiles it (testprog), into dir, beside docket-exec, where the
+// client looks for docket-exec when no server runs.
 func buildClient(t *testing.T, dir string) string {
 	t.Helper()
-	cc, err := exec.LookPath("cc")
+	b, err := os.ReadFile(testprog.C(t, "../docket-exec-client/client.c", "-Wall", "-Wextra", "-Werror"))
 	if err != nil {
-		t.Skipf("no C compiler for docket-exec-client: %v", err)
+		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "docket-exec-client")
-	if out, err := exec.Command(cc, "-O2", "-Wall", "-Wextra", "-Werror", "-static", "-o", bin, "../docket-exec-client/client.c").CombinedOutput(); err != nil {
-		t.Fatalf("cc client.c: %v\n%s", err, out)
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }

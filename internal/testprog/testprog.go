@@ -56,6 +56,14 @@ func C(tb testing.TB, src string, extra ...string) string {
 	return out
 }
 
+// CleaningUp wraps a test binary's m (for testguard.Main) so that its
+// run ends by removing the compiled programs.
+func CleaningUp(m interface{ Run() int }) interface{ Run() int } { return cleaning{m} }
+
+type cleaning struct{ m interface{ Run() int } }
+
+func (c cleaning) Run() int { defer Cleanup(); return c.m.Run() }
+
 // Cleanup removes the compiled programs; call it from TestMain.
 func Cleanup() {
 	mu.Lock()
