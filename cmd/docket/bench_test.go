@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/internal/benchref"
+	"github.com/docketjudge/docket/internal/testprog"
 )
 
 // BenchmarkExecCommand measures `docket exec -- /bin/true` as a whole
@@ -141,18 +142,14 @@ func docketRunner(b *testing.B, name, bin string, args ...string) execRunner {
 	}}
 }
 
-// clientRunner builds docket-exec-client beside docket-exec, starts
+// clientRunner builds docket-exec-client as make build does, starts
 // `docket-exec --serve` on a state directory of its own (stopped when the
 // benchmark ends) and runs the client against it.
 func clientRunner(b *testing.B, docketExec string) (execRunner, error) {
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		return execRunner{}, fmt.Errorf("no C compiler: %w", err)
+	if _, err := exec.LookPath("gcc"); err != nil {
+		return execRunner{}, fmt.Errorf("no C compiler: %w", err) // testprog would skip the whole benchmark
 	}
-	client := filepath.Join(filepath.Dir(docketExec), "docket-exec-client")
-	if out, err := exec.Command(cc, "-O2", "-static", "-o", client, "../docket-exec-client/client.c").CombinedOutput(); err != nil {
-		return execRunner{}, fmt.Errorf("cc client.c: %v\n%s", err, out)
-	}
+	client := testprog.C(b, "../docket-exec-client/client.c")
 	state := b.TempDir()
 	server := exec.Command(docketExec, "--serve")
 	server.Env = append(os.Environ(), "DOCKET_SANDBOX_DIR="+state)

@@ -10,9 +10,10 @@ import (
 	"testing"
 
 	"github.com/docketjudge/docket/internal/testguard"
+	"github.com/docketjudge/docket/internal/testprog"
 )
 
-func TestMain(m *testing.M) { testguard.Main(afterTests{m}) }
+func TestMain(m *testing.M) { testguard.Main(testprog.CleaningUp(afterTests{m})) }
 
 // afterTests runs the tests, then removes what was shared between them
 // (the docket binary the cluster tests build once).
