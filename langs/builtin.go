@@ -81,7 +81,11 @@ func builtin() []*Language {
 		},
 		{
 			ID: "javascript", Name: "JavaScript (Node.js)", Extensions: []string{".js", ".mjs"}, Source: "main.js",
-			Compile: []string{"node", "--check", "{main}"},
+			// Every source is checked, as DOMjudge checks every .js file of
+			// a submission: a syntax error in a module the main file
+			// imports, or in one it never imports, is CE. node --check
+			// takes one file; the check stops at the first that fails.
+			Compile: []string{"/bin/sh", "-c", `for f do node --check "$f" || exit; done`, "node-check", "{files}"},
 			Run:     []string{"node", "--stack-size=65500", "{main}"}, Aliases: []string{"js", "node"},
 			Threads: 64, TimeMultiplier: 1.5, Version: []string{"node", "--version"},
 		},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,5 +103,29 @@ func TestPythonValidatorExit(t *testing.T) {
 		if res.Verdict != c.want || len(res.Tests) != 1 || res.Tests[0].VerdictSource != SourceChecker {
 			t.Errorf("%s, want %s by the checker: %s %+v", res.Verdict, c.want, res.Error, res.Tests)
 		}
+	}
+}
+
+// JavaScript submissions of several files are judged as DOMjudge judges
+// them: every source is checked, so a syntax error in an imported module
+// or in one never imported is CE (before: only the main file was
+// checked, and these ran); an ES module submission with its package.json
+// runs; an import of a file that is not there is RE.
+func TestJavaScriptMultiFile(t *testing.T) {
+	j := testJudge(t)
+	p := onePlusProblem(t)
+	const (
+		mainJS   = "import { add } from './sum.js';\nimport { readFileSync } from 'fs';\nconst [a, b] = readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\nconsole.log(add(a, b));\n"
+		sumJS    = "export function add(a, b) {\n    return a + b;\n}\n"
+		badSumJS = "export function add(a, b) {\n    letter unused = 1\n    return a + b;\n}\n"
+		module   = `{"type": "module"}`
+	)
+	for _, c := range []jvmCase{
+		{name: "modules", lang: "javascript", files: map[string]string{"a.js": mainJS, "sum.js": sumJS, "package.json": module}, verdict: AC},
+		{name: "imported module broken", lang: "javascript", files: map[string]string{"a.js": mainJS, "sum.js": badSumJS, "package.json": module}, verdict: CE, log: "SyntaxError"},
+		{name: "unused module broken", lang: "javascript", files: map[string]string{"a.js": "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\nconsole.log(a + b);\n", "b.js": "function broken( {\n"}, verdict: CE, log: "SyntaxError"},
+		{name: "missing module", lang: "javascript", files: map[string]string{"a.js": strings.Replace(mainJS, "sum.js", "sum.mjs", 1), "sum.js": sumJS, "package.json": module}, verdict: RE},
+	} {
+		t.Run(c.name, func(t *testing.T) { c.check(t, j, p) })
 	}
 }
