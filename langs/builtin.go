@@ -27,6 +27,14 @@ func builtin() []*Language {
 			AddressSpaceLimit: false,
 			TimeMultiplier:    1,
 			Version:           gccVersion,
+			// A large initialized static array is in the executable: while
+			// linking, its object file (in /tmp) and the executable are
+			// both in the compile's space, and both are charged to its
+			// memory. DOMjudge compiles with 2 GiB of memory and files of
+			// up to 2.5 GiB; here 2 GiB of each, which compiles an
+			// array of 600 MiB (700 MiB passes the memory limit, with ld's
+			// own: TestLargeStaticArray).
+			CompileDiskMB: 2048, CompileMemoryMB: 2048,
 		}
 	}
 	catalog := []*Language{

@@ -163,7 +163,7 @@ func compile(ctx context.Context, slot *sandbox.Slot, b *built, trusted bool) (*
 	cmd.Box, cmd.Env, cmd.Binds, cmd.Trusted = b.dir, lang.Env, binds(lang), trusted
 	cmd.Stdout, cmd.Stderr = &log, &log
 	cmd.Limits = sandbox.Limits{CPUTime: ct, WallTime: 2*ct + 5*time.Second, Memory: int64(mem) << 20,
-		Processes: 64, Stdout: compileLogCap, Stderr: compileLogCap, FileSize: 512 << 20, OpenFiles: 256, Disk: int64(disk) << 20, DiskInodes: 16384}
+		Processes: 64, Stdout: compileLogCap, Stderr: compileLogCap, FileSize: int64(disk) << 20, OpenFiles: 256, Disk: int64(disk) << 20, DiskInodes: 16384}
 	res, err := cmd.Run()
 	if err != nil {
 		return nil, cr, fmt.Errorf("compile %s: %w", lang.ID, err)
