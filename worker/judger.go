@@ -102,9 +102,13 @@ func (w *Worker) problemFor(ctx context.Context, job *protocol.Job) (*problem.Pr
 		if err != nil {
 			return nil, poison(verdict.SE, "inline_problem: %v", err)
 		}
+		w.warned.log(w.cfg.Logger, p)
 		return p, nil
 	}
 	p, err := w.problemFromStore(ctx, job)
+	if err == nil {
+		w.warned.log(w.cfg.Logger, p)
+	}
 	if errors.Is(err, ErrNoProblem) {
 		return nil, poison(verdict.SE, "%v", err)
 	}

@@ -179,3 +179,34 @@ func TestPushLinkedExampleThroughStore(t *testing.T) {
 		t.Errorf("%d linked tests (want 3), digest %s (pushed %s)", linked, got.Digest, pushed.Digest)
 	}
 }
+
+// A statement linked out of the package, as DOMjudge's example problems
+// link their problem.pdf, is left out of the pushed archive: the package
+// unpacks without it, with the digest the pushed package has.
+func TestPackLeavesOutLinkedStatement(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "doc.pdf")
+	os.WriteFile(outside, []byte("%PDF secret\n"), 0o644)
+	src := linkedPackage(t)
+	if err := os.Symlink(outside, filepath.Join(src, "problem.pdf")); err != nil {
+		t.Fatal(err)
+	}
+	data, err := PackTar(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte("problem.pdf")) || bytes.Contains(data, []byte("%PDF secret")) {
+		t.Fatal("the archive holds the linked statement")
+	}
+	dir := filepath.Join(t.TempDir(), "linked")
+	if err := Unpack(data, dir); err != nil {
+		t.Fatal(err)
+	}
+	want, err := problem.Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := problem.Load(dir)
+	if err != nil || got.Digest != want.Digest {
+		t.Fatalf("unpacked: %v, digest %v; pushed %s", err, got, want.Digest)
+	}
+}

@@ -26,7 +26,8 @@ import (
 // out (a worker does not need them), regular files and directories only:
 // a symbolic link inside the package is stored as the file it resolves
 // to (problem.ResolveLink), and a link that does not resolve inside the
-// package is refused.
+// package is refused, except in a statement or an attachment, which is
+// left out (problem.Unread).
 const maxPackage = 1 << 30
 
 // PackTar archives a problem directory.
@@ -51,6 +52,9 @@ func PackTar(dir string) ([]byte, error) {
 			// A link inside the package travels as the file it names:
 			// the unpacked package has regular files only.
 			full, err := problem.ResolveLink(dir, rel)
+			if err != nil && problem.Unread(rel) {
+				return nil // a statement linked out of the package: left out, as Load warns
+			}
 			if err != nil {
 				return err
 			}

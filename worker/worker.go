@@ -28,6 +28,7 @@ type Worker struct {
 	ready  atomic.Bool
 	inline inlineCache
 	pause  fetchPause
+	warned warnedPackages
 }
 
 // trustedDirs creates the problem cache and the inline problems'

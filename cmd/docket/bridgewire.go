@@ -113,16 +113,16 @@ func runBridge(args []string) int {
 	}
 	qe, err := loadQueueEnv()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket bridge:", err)
+		fmt.Fprintln(stderr, "docket bridge:", err)
 		return exitUsage
 	}
 	var be bridgeEnv
 	if err := envProcess(&be); err != nil {
-		fmt.Fprintln(os.Stderr, "docket bridge:", err)
+		fmt.Fprintln(stderr, "docket bridge:", err)
 		return exitUsage
 	}
 	if be.BridgeToken == "" && be.BridgeSecret == "" {
-		fmt.Fprintln(os.Stderr, "docket bridge: set DOCKET_BRIDGE_TOKEN and/or DOCKET_BRIDGE_HMAC_SECRET")
+		fmt.Fprintln(stderr, "docket bridge: set DOCKET_BRIDGE_TOKEN and/or DOCKET_BRIDGE_HMAC_SECRET")
 		return exitUsage
 	}
 	log := qe.logger("bridge")
@@ -173,19 +173,19 @@ func runToken(args []string) int {
 		return code
 	}
 	if fs.NArg() != 1 || !protocol.ValidID(fs.Arg(0)) || *validFor < 0 {
-		fmt.Fprintln(os.Stderr, "docket token: want one valid submission id, and a --valid-for that is not negative")
+		fmt.Fprintln(stderr, "docket token: want one valid submission id, and a --valid-for that is not negative")
 		fs.Usage()
 		return exitUsage
 	}
 	key, err := tokenKey()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket token:", err)
+		fmt.Fprintln(stderr, "docket token:", err)
 		return exitUsage
 	}
 	if *validFor > 0 {
-		fmt.Println(bridge.SubmissionTokenUntil(key, fs.Arg(0), time.Now().Add(*validFor)))
+		fmt.Fprintln(stdout, bridge.SubmissionTokenUntil(key, fs.Arg(0), time.Now().Add(*validFor)))
 	} else {
-		fmt.Println(bridge.SubmissionToken(key, fs.Arg(0)))
+		fmt.Fprintln(stdout, bridge.SubmissionToken(key, fs.Arg(0)))
 	}
 	return exitOK
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -122,13 +121,13 @@ func parseLeading(fs *flag.FlagSet, args []string) (int, bool) {
 func usageError(fs *flag.FlagSet, err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		out := fs.Output()
-		fs.SetOutput(os.Stdout)
+		fs.SetOutput(stdout)
 		fs.Usage()
 		fs.SetOutput(out)
 		return exitOK
 	}
 	// flag has printed the error; point at the help rather than print it all.
-	fmt.Fprintf(os.Stderr, "run 'docket %s --help' for usage\n", fs.Name())
+	fmt.Fprintf(stderr, "run 'docket %s --help' for usage\n", fs.Name())
 	return exitUsage
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -136,11 +135,11 @@ func runConfig(args []string) int {
 		return code
 	}
 	if fs.NArg() != 1 || fs.Arg(0) != "reference" {
-		fmt.Fprintln(os.Stderr, "docket config: want the subcommand reference (docket config --help)")
+		fmt.Fprintln(stderr, "docket config: want the subcommand reference (docket config --help)")
 		return exitUsage
 	}
-	if err := writeConfigReference(os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "docket config reference:", err)
+	if err := writeConfigReference(stdout); err != nil {
+		fmt.Fprintln(stderr, "docket config reference:", err)
 		return exitSystem
 	}
 	return exitOK

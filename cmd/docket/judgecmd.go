@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"syscall"
-	"unicode"
 
 	"github.com/docketjudge/docket/internal/safedir"
+	"github.com/docketjudge/docket/internal/termsafe"
 	"github.com/docketjudge/docket/langs"
 	"github.com/docketjudge/docket/sandbox"
 	"github.com/docketjudge/docket/verdict"
@@ -105,7 +106,7 @@ func isTerminal(f *os.File) bool {
 
 // liveDisplay shows a judging's progress on a terminal.
 type liveDisplay struct {
-	out *os.File
+	out io.Writer // stdout or stderr: escaped for the terminal
 	tty bool
 }
 
@@ -127,23 +128,8 @@ func (d *liveDisplay) Test(i, n int, t verdict.TestResult) {
 	}
 	fmt.Fprintln(d.out)
 	if t.StderrExcerpt != "" && t.Verdict != verdict.AC {
-		fmt.Fprintf(d.out, "      stderr: %s\n", strings.ReplaceAll(printable(strings.TrimRight(t.StderrExcerpt, "\n")), "\n", "\n              "))
+		fmt.Fprintf(d.out, "      stderr: %s\n", strings.ReplaceAll(termsafe.Text(strings.TrimRight(t.StderrExcerpt, "\n")), "\n", "\n              "))
 	}
-}
-
-// printable escapes what the judged program wrote that a terminal would
-// act on (escape sequences, carriage returns): its stderr is hostile.
-func printable(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n' || r == '\t' || unicode.IsPrint(r):
-			b.WriteRune(r)
-		default:
-			fmt.Fprintf(&b, "\\x%02x", r)
-		}
-	}
-	return b.String()
 }
 
 // runEnd says how a runtime error's run ended: "  exit 3" or "  SIGSEGV".

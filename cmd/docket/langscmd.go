@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -29,7 +28,7 @@ func runLangs(args []string) int {
 	}
 	cat, le, err := loadCatalog()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket langs:", err)
+		fmt.Fprintln(stderr, "docket langs:", err)
 		return exitUsage
 	}
 	av := probeLangs(cat, le, *refresh)
@@ -54,13 +53,13 @@ func printLangsJSON(av []langs.Availability) {
 		l := a.Language
 		rows = append(rows, row{l.ID, l.Name, a.Version, a.Reason, a.Available, l.Aliases, l.Extensions, l.TimeMultiplier})
 	}
-	json.NewEncoder(os.Stdout).Encode(rows)
+	json.NewEncoder(jsonOut).Encode(rows)
 }
 
 // printLangs writes one line a language: id, name, extensions, aliases,
 // time multiplier, then the version or why it is unavailable.
 func printLangs(av []langs.Availability) {
-	fmt.Printf("%-11s %-22s %-18s %-16s %-5s %s\n", "ID", "NAME", "EXTENSIONS", "ALIASES", "TIME", "VERSION")
+	fmt.Fprintf(stdout, "%-11s %-22s %-18s %-16s %-5s %s\n", "ID", "NAME", "EXTENSIONS", "ALIASES", "TIME", "VERSION")
 	for _, a := range av {
 		l := a.Language
 		state := a.Version
@@ -71,7 +70,7 @@ func printLangs(av []langs.Availability) {
 		if aliases == "" {
 			aliases = "-"
 		}
-		fmt.Printf("%-11s %-22s %-18s %-16s x%-4g %s\n", l.ID, l.Name, strings.Join(l.Extensions, " "), aliases, l.TimeMultiplier, state)
+		fmt.Fprintf(stdout, "%-11s %-22s %-18s %-16s x%-4g %s\n", l.ID, l.Name, strings.Join(l.Extensions, " "), aliases, l.TimeMultiplier, state)
 	}
 }
 
@@ -80,7 +79,7 @@ func printLangs(av []langs.Availability) {
 // takes seconds). A cache directory docket cannot trust is not used.
 func probeLangs(cat *langs.Catalog, le langsEnv, refresh bool) []langs.Availability {
 	if err := safedir.Ensure(le.CacheDir, 0o711); err != nil {
-		fmt.Fprintf(os.Stderr, "docket langs: versions not cached: cache directory (DOCKET_CACHE_DIR): %v\n", err)
+		fmt.Fprintf(stderr, "docket langs: versions not cached: cache directory (DOCKET_CACHE_DIR): %v\n", err)
 		return cat.Probe(context.Background())
 	}
 	path := filepath.Join(le.CacheDir, "langs-versions.json")
@@ -91,7 +90,7 @@ func probeLangs(cat *langs.Catalog, le langsEnv, refresh bool) []langs.Availabil
 	}
 	av := cat.ProbeCached(context.Background(), vc)
 	if err := vc.Save(); err != nil {
-		fmt.Fprintln(os.Stderr, "docket langs: version cache:", err)
+		fmt.Fprintln(stderr, "docket langs: version cache:", err)
 	}
 	return av
 }

@@ -50,7 +50,7 @@ func main() {
 		os.Exit(escapeMain(os.Args[1:]))
 	}
 	if len(os.Args) < 2 {
-		usage(os.Stderr)
+		usage(stderr)
 		os.Exit(exitUsage)
 	}
 	name := os.Args[1]
@@ -61,15 +61,15 @@ func main() {
 				os.Exit(cmd.run(append(os.Args[3:], "--help")))
 			}
 		}
-		usage(os.Stdout)
+		usage(stdout)
 		os.Exit(exitOK)
 	case "--version", "-version":
 		os.Exit(runVersion(nil))
 	}
 	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "docket: unknown command %q\n\n", name)
-		usage(os.Stderr)
+		fmt.Fprintf(stderr, "docket: unknown command %q\n\n", name)
+		usage(stderr)
 		os.Exit(exitUsage)
 	}
 	os.Exit(cmd.run(os.Args[2:]))

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/docketjudge/docket/internal/termsafe"
 	"net/http"
 	"os"
 	"time"
@@ -55,7 +56,7 @@ func (e queueEnv) logger(component string) zerolog.Logger {
 	if err != nil {
 		lvl = zerolog.InfoLevel
 	}
-	return zerolog.New(os.Stderr).With().Timestamp().Str("component", component).Logger().Level(lvl)
+	return zerolog.New(termsafe.JSONWriter(os.Stderr)).With().Timestamp().Str("component", component).Logger().Level(lvl)
 }
 
 // connect dials NATS with the options nats.go offers.

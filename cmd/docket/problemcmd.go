@@ -43,9 +43,9 @@ example:
 
 func runProblem(args []string) int {
 	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" || args[0] == "help" {
-		w := os.Stdout
+		w := stdout
 		if len(args) == 0 {
-			w = os.Stderr
+			w = stderr
 		}
 		fmt.Fprint(w, problemUsage)
 		if len(args) == 0 {
@@ -61,7 +61,7 @@ func runProblem(args []string) int {
 	case "list":
 		return runProblemList(args[1:])
 	}
-	fmt.Fprintf(os.Stderr, "docket problem: unknown subcommand %q (check, push, list)\n", args[0])
+	fmt.Fprintf(stderr, "docket problem: unknown subcommand %q (check, push, list)\n", args[0])
 	return exitUsage
 }
 
@@ -80,7 +80,7 @@ func runProblemCheck(args []string) int {
 		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "docket problem check: want one problem directory (docket problem check --help)")
+		fmt.Fprintln(stderr, "docket problem check: want one problem directory (docket problem check --help)")
 		return exitUsage
 	}
 	dir := fs.Arg(0)
@@ -91,14 +91,14 @@ func runProblemCheck(args []string) int {
 	step("opening the sandbox")
 	j, release, err := newJudge(0)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket problem check:", err)
+		fmt.Fprintln(stderr, "docket problem check:", err)
 		return exitSystem
 	}
 	defer release()
-	fmt.Printf("%s (%s): %d tests, digest %s\n", p.ID, p.Name, len(p.Tests), p.Digest[:19])
+	fmt.Fprintf(stdout, "%s (%s): %d tests, digest %s\n", p.ID, p.Name, len(p.Tests), p.Digest[:19])
 	step("building the checker and interactor, if any")
 	if err := j.Prepare(p); err != nil {
-		fmt.Println("  FAIL", err)
+		fmt.Fprintln(stdout, "  FAIL", err)
 		return exitFailed
 	}
 	step("judging %d submissions", len(subs))
@@ -109,39 +109,39 @@ func runProblemCheck(args []string) int {
 		}
 	}
 	if failed > 0 {
-		fmt.Printf("%d of %d submissions missed their expected verdict\n", failed, len(subs))
+		fmt.Fprintf(stdout, "%d of %d submissions missed their expected verdict\n", failed, len(subs))
 		return exitFailed
 	}
-	fmt.Printf("all %d submissions got their expected verdict\n", len(subs))
+	fmt.Fprintf(stdout, "all %d submissions got their expected verdict\n", len(subs))
 	return exitOK
 }
 
 // step shows a long operation's progress on stderr.
-func step(f string, a ...any) { fmt.Fprintf(os.Stderr, "* "+f+"\n", a...) }
+func step(f string, a ...any) { fmt.Fprintf(stderr, "* "+f+"\n", a...) }
 
 // loadForCheck loads the package in dir and lists its submissions/; a nil
 // problem means the check cannot go on, with code the exit code.
 func loadForCheck(dir string) (*problem.Problem, []problem.ExampleSubmission, int) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		fmt.Fprintf(os.Stderr, "docket problem check: %s is not a directory\n", dir)
+		fmt.Fprintf(stderr, "docket problem check: %s is not a directory\n", dir)
 		return nil, nil, exitUsage
 	}
 	step("loading the package %s", dir)
 	p, err := problem.Load(dir)
 	if err != nil {
-		printLoadError(os.Stderr, "docket problem check", err)
+		printLoadError(stderr, "docket problem check", err)
 		return nil, nil, exitFailed
 	}
 	subs, err := problem.ExampleSubmissions(dir)
 	switch {
 	case errors.Is(err, iofs.ErrNotExist):
-		fmt.Fprintf(os.Stderr, "docket problem check: %s has no submissions/ directory, so there is nothing to check: put programs under submissions/accepted/, submissions/wrong_answer/, ... (docs/problems.md)\n", dir)
+		fmt.Fprintf(stderr, "docket problem check: %s has no submissions/ directory, so there is nothing to check: put programs under submissions/accepted/, submissions/wrong_answer/, ... (docs/problems.md)\n", dir)
 		return nil, nil, exitFailed
 	case err != nil:
-		fmt.Fprintln(os.Stderr, "docket problem check:", err)
+		fmt.Fprintln(stderr, "docket problem check:", err)
 		return nil, nil, exitFailed
 	case len(subs) == 0:
-		fmt.Fprintf(os.Stderr, "docket problem check: %s/submissions/ holds no programs under an <expected>/ directory (accepted, wrong_answer, ...): nothing to check\n", dir)
+		fmt.Fprintf(stderr, "docket problem check: %s/submissions/ holds no programs under an <expected>/ directory (accepted, wrong_answer, ...): nothing to check\n", dir)
 		return nil, nil, exitFailed
 	}
 	return p, subs, exitOK
@@ -151,18 +151,18 @@ func loadForCheck(dir string) (*problem.Problem, []problem.ExampleSubmission, in
 // it got its expected verdict; false when it did not (or would not load).
 func checkSubmission(j *verdict.Judge, p *problem.Problem, s problem.ExampleSubmission, verbose bool) bool {
 	if _, known := verdict.ExpectedVerdict(s.Expect); !known {
-		fmt.Printf("  SKIP %-40s unknown expected-verdict directory %q\n", s.Rel, s.Expect)
+		fmt.Fprintf(stdout, "  SKIP %-40s unknown expected-verdict directory %q\n", s.Rel, s.Expect)
 		return true
 	}
 	sub, err := verdict.ReadSubmission(j.Langs, "", []string{s.Path})
 	if err != nil {
-		fmt.Printf("  FAIL %-40s %v\n", s.Rel, err)
+		fmt.Fprintf(stdout, "  FAIL %-40s %v\n", s.Rel, err)
 		return false
 	}
 	start := time.Now()
 	opt := verdict.Options{}
 	if verbose {
-		opt.Observer = &liveDisplay{out: os.Stdout}
+		opt.Observer = &liveDisplay{out: stdout}
 	}
 	res := j.Judge(judgeCtx(), p, sub, opt)
 	ok := verdict.MeetsExpectation(res, p.Kind, s.Expect)
@@ -172,7 +172,7 @@ func checkSubmission(j *verdict.Judge, p *problem.Problem, s problem.ExampleSubm
 		mark = "FAIL"
 		detail += fmt.Sprintf("  (expected %s)", s.Expect) + missDetail(res)
 	}
-	fmt.Printf("  %s %-40s %-10s %s  (%.1fs)\n", mark, s.Rel, sub.Language, detail, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "  %s %-40s %-10s %s  (%.1fs)\n", mark, s.Rel, sub.Language, detail, time.Since(start).Seconds())
 	return ok
 }
 
@@ -206,16 +206,16 @@ func runProblemPush(args []string) int {
 	}
 	args = fs.Args()
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "docket problem push: want at least one DIR (docket problem push --help)")
+		fmt.Fprintln(stderr, "docket problem push: want at least one DIR (docket problem push --help)")
 		return exitUsage
 	}
 	for _, dir := range args {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			fmt.Fprintf(os.Stderr, "docket problem push: %s is not a directory; nothing was pushed\n", dir)
+			fmt.Fprintf(stderr, "docket problem push: %s is not a directory; nothing was pushed\n", dir)
 			return exitUsage
 		}
 	}
-	fmt.Fprintf(os.Stderr, "* connecting to NATS\n")
+	fmt.Fprintf(stderr, "* connecting to NATS\n")
 	qe, nc, code := dialNATS("docket problem push")
 	if nc == nil {
 		return code
@@ -225,19 +225,19 @@ func runProblemPush(args []string) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if err := protocol.EnsureStreams(ctx, js, qe.streams()); err != nil {
-		fmt.Fprintln(os.Stderr, "docket problem push:", err)
+		fmt.Fprintln(stderr, "docket problem push:", err)
 		return exitSystem
 	}
 	failed := false
 	for _, dir := range args {
-		fmt.Fprintf(os.Stderr, "* validating and uploading %s\n", dir)
+		fmt.Fprintf(stderr, "* validating and uploading %s\n", dir)
 		p, info, err := worker.Push(ctx, js, dir)
 		if err != nil {
-			printLoadError(os.Stderr, "docket problem push "+dir, err)
+			printLoadError(stderr, "docket problem push "+dir, err)
 			failed = true
 			continue
 		}
-		fmt.Printf("pushed %s (%s): %d tests, %d bytes, %s\n", p.ID, p.Name, len(p.Tests), info.Size, p.Digest[:19])
+		fmt.Fprintf(stdout, "pushed %s (%s): %d tests, %d bytes, %s\n", p.ID, p.Name, len(p.Tests), info.Size, p.Digest[:19])
 	}
 	if failed {
 		return exitFailed
@@ -254,7 +254,7 @@ func runProblemList(args []string) int {
 		return code
 	}
 	if fs.NArg() != 0 {
-		fmt.Fprintln(os.Stderr, "docket problem list: takes no arguments")
+		fmt.Fprintln(stderr, "docket problem list: takes no arguments")
 		return exitUsage
 	}
 	_, nc, code := dialNATS("docket problem list")
@@ -267,22 +267,22 @@ func runProblemList(args []string) int {
 	defer cancel()
 	obs, err := js.ObjectStore(ctx, protocol.ProblemBucket)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket problem list:", err)
+		fmt.Fprintln(stderr, "docket problem list:", err)
 		return exitSystem
 	}
 	list, err := obs.List(ctx)
 	if err != nil && !errors.Is(err, jetstream.ErrNoObjectsFound) {
-		fmt.Fprintln(os.Stderr, "docket problem list:", err)
+		fmt.Fprintln(stderr, "docket problem list:", err)
 		return exitSystem
 	}
-	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tBYTES\tDIGEST\tPUSHED")
 	for _, o := range list {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", o.Name, o.Description, o.Size, o.Metadata["problem_digest"], o.ModTime.Format(time.RFC3339))
 	}
 	tw.Flush()
 	if len(list) == 0 {
-		fmt.Fprintln(os.Stderr, "no problems in the store: docket problem push DIR")
+		fmt.Fprintln(stderr, "no problems in the store: docket problem push DIR")
 	}
 	return exitOK
 }
@@ -292,12 +292,12 @@ func runProblemList(args []string) int {
 func dialNATS(cmd string) (queueEnv, *nats.Conn, int) {
 	qe, err := loadQueueEnv()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, cmd+":", err)
+		fmt.Fprintln(stderr, cmd+":", err)
 		return qe, nil, exitUsage
 	}
 	nc, err := qe.connect(strings.ReplaceAll(cmd, " ", "-"))
 	if err != nil {
-		fmt.Fprintln(os.Stderr, cmd+":", err)
+		fmt.Fprintln(stderr, cmd+":", err)
 		return qe, nil, exitSystem
 	}
 	return qe, nc, exitOK

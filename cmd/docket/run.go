@@ -37,7 +37,7 @@ func runRun(args []string) int {
 	// fail reports what leaves nothing to judge: on stderr and, with
 	// --json, as an SE result on stdout, since a harness reads stdout.
 	fail := func(code int, err error) int {
-		fmt.Fprintln(os.Stderr, "docket run:", err)
+		fmt.Fprintln(stderr, "docket run:", err)
 		if *asJSON {
 			printJSON(verdict.SystemError(err.Error()))
 		}
@@ -48,7 +48,7 @@ func runRun(args []string) int {
 	}
 	p, err := problem.Load(*dir)
 	if err != nil {
-		printLoadError(os.Stderr, "docket run", err)
+		printLoadError(stderr, "docket run", err)
 		if *asJSON {
 			printJSON(verdict.SystemError(err.Error()))
 		}
@@ -69,8 +69,8 @@ func runRun(args []string) int {
 	sub.EntryPoint = *entry
 	opt := verdict.Options{TimeLimit: *tl, MemoryMB: *mem, RunAll: *all}
 	if !*asJSON {
-		opt.Observer = &liveDisplay{out: os.Stderr, tty: isTerminal(os.Stderr)}
-		fmt.Fprintf(os.Stderr, "judging %s (%s) against %s: %d tests\n", fs.Arg(0), sub.Language, p.ID, len(p.Tests))
+		opt.Observer = &liveDisplay{out: stderr, tty: isTerminal(os.Stderr)}
+		fmt.Fprintf(stderr, "judging %s (%s) against %s: %d tests\n", fs.Arg(0), sub.Language, p.ID, len(p.Tests))
 	}
 	start := time.Now()
 	res := j.Judge(judgeCtx(), p, sub, opt)
@@ -86,13 +86,13 @@ func runRun(args []string) int {
 }
 
 func printJSON(res *verdict.Result) {
-	enc := json.NewEncoder(os.Stdout)
+	enc := json.NewEncoder(jsonOut)
 	enc.SetIndent("", "  ")
 	enc.Encode(res)
 }
 
 func printSummary(res *verdict.Result, took time.Duration) {
-	w := os.Stdout
+	w := stdout
 	if !res.Compile.OK && res.Compile.Log != "" {
 		fmt.Fprintf(w, "compiler output:\n%s\n", res.Compile.Log)
 	}

@@ -55,12 +55,12 @@ func runSelftest(args []string) int {
 	}
 	env, err := loadSandboxEnv()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket selftest:", err)
+		fmt.Fprintln(stderr, "docket selftest:", err)
 		return exitUsage
 	}
 	cfg, err := env.Config()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket selftest:", err)
+		fmt.Fprintln(stderr, "docket selftest:", err)
 		return exitUsage
 	}
 	if !*once {
@@ -73,7 +73,7 @@ func runSelftest(args []string) int {
 	rep := selftestNow(cfg)
 	rep.Key = key
 	if err := saveSelftestReport(keep, rep); err != nil {
-		fmt.Fprintln(os.Stderr, "docket selftest: keeping the report:", err)
+		fmt.Fprintln(stderr, "docket selftest: keeping the report:", err)
 	}
 	return reportSelftest(rep, *asJSON)
 }
@@ -104,7 +104,7 @@ func selftestNow(cfg sandbox.Config) selftestReport {
 // reportSelftest prints rep and is its exit code.
 func reportSelftest(rep selftestReport, asJSON bool) int {
 	if asJSON {
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(jsonOut)
 		enc.SetIndent("", "  ")
 		enc.Encode(rep)
 	} else {
@@ -118,26 +118,26 @@ func reportSelftest(rep selftestReport, asJSON bool) int {
 
 func printSelftest(rep selftestReport) {
 	c := rep.Capabilities
-	fmt.Printf("isolation level: %s (minimum %s)\n\nlayers:\n", c.LevelName, rep.MinLevel)
+	fmt.Fprintf(stdout, "isolation level: %s (minimum %s)\n\nlayers:\n", c.LevelName, rep.MinLevel)
 	for _, l := range c.Layers {
 		mark := "ok     "
 		if !l.Active {
 			mark = "MISSING"
 		}
-		fmt.Printf("  %s %-18s %s\n", mark, l.Name, l.Detail)
+		fmt.Fprintf(stdout, "  %s %-18s %s\n", mark, l.Name, l.Detail)
 	}
 	if len(rep.Checks) > 0 {
-		fmt.Printf("\nescape checks:\n")
+		fmt.Fprintf(stdout, "\nescape checks:\n")
 		for _, ch := range rep.Checks {
 			mark := "contained"
 			if !ch.Passed {
 				mark = "FAILED   "
 			}
-			fmt.Printf("  %s %-22s %s\n", mark, ch.Name, ch.Detail)
+			fmt.Fprintf(stdout, "  %s %-22s %s\n", mark, ch.Name, ch.Detail)
 		}
 	}
 	if rep.Error != "" {
-		fmt.Printf("\n%s\n", rep.Error)
+		fmt.Fprintf(stdout, "\n%s\n", rep.Error)
 	}
 }
 
@@ -268,10 +268,10 @@ func escapeMain(args []string) int {
 	}
 	say := func(escaped bool, f string, a ...any) int {
 		if escaped {
-			fmt.Printf("ESCAPED "+f+"\n", a...)
+			fmt.Fprintf(stdout, "ESCAPED "+f+"\n", a...)
 			return 0
 		}
-		fmt.Printf("contained "+f+"\n", a...)
+		fmt.Fprintf(stdout, "contained "+f+"\n", a...)
 		return 0
 	}
 	switch args[0] {

@@ -63,10 +63,10 @@ func escapeCloneNS() int {
 		}
 	}
 	if len(escaped) > 0 {
-		fmt.Printf("ESCAPED clone made a child with %s\n", strings.Join(escaped, ", "))
+		fmt.Fprintf(stdout, "ESCAPED clone made a child with %s\n", strings.Join(escaped, ", "))
 		return 0
 	}
-	fmt.Printf("contained clone %s\n", strings.Join(refused, "; "))
+	fmt.Fprintf(stdout, "contained clone %s\n", strings.Join(refused, "; "))
 	return 0
 }
 

@@ -42,7 +42,7 @@ type serveEnv struct {
 func runServe(args []string) int {
 	var se serveEnv
 	if err := envProcess(&se); err != nil {
-		fmt.Fprintln(os.Stderr, "docket serve:", err)
+		fmt.Fprintln(stderr, "docket serve:", err)
 		return exitUsage
 	}
 	fs := newFlags("serve", helpText{
@@ -60,12 +60,12 @@ func runServe(args []string) int {
 	}
 	qe, err := loadQueueEnv()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket serve:", err)
+		fmt.Fprintln(stderr, "docket serve:", err)
 		return exitUsage
 	}
 	fb, err := workerFeedback(*feedback)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket serve:", err)
+		fmt.Fprintln(stderr, "docket serve:", err)
 		return exitUsage
 	}
 	log := qe.logger("serve")

@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"sync"
 	"time"
 
@@ -44,12 +44,12 @@ func runSubmit(args []string) int {
 		return code
 	}
 	if *prob == "" || fs.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "docket submit: --problem and at least one FILE are required")
+		fmt.Fprintln(stderr, "docket submit: --problem and at least one FILE are required")
 		return exitUsage
 	}
 	qe, err := loadQueueEnv()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket submit:", err)
+		fmt.Fprintln(stderr, "docket submit:", err)
 		return exitUsage
 	}
 	if *queue == "" {
@@ -57,7 +57,7 @@ func runSubmit(args []string) int {
 	}
 	sub, err := verdict.ReadSubmission(langs.Builtin(), *lang, fs.Args())
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket submit:", err)
+		fmt.Fprintln(stderr, "docket submit:", err)
 		return exitUsage
 	}
 	if *id == "" {
@@ -66,32 +66,32 @@ func runSubmit(args []string) int {
 		*id = "s-" + hex.EncodeToString(b)
 	}
 	if !protocol.ValidID(*id) {
-		fmt.Fprintln(os.Stderr, "docket submit: --id must be 1-128 characters of [A-Za-z0-9_-]")
+		fmt.Fprintln(stderr, "docket submit: --id must be 1-128 characters of [A-Za-z0-9_-]")
 		return exitUsage
 	}
 	if !protocol.ValidQueue(*queue) {
-		fmt.Fprintf(os.Stderr, "docket submit: queue %q is not a queue name: 1-64 characters of [A-Za-z0-9_-]\n", *queue)
+		fmt.Fprintf(stderr, "docket submit: queue %q is not a queue name: 1-64 characters of [A-Za-z0-9_-]\n", *queue)
 		return exitUsage
 	}
 	if !*force {
 		if err := checkLanguage(sub.Language); err != nil {
-			fmt.Fprintln(os.Stderr, "docket submit:", err)
+			fmt.Fprintln(stderr, "docket submit:", err)
 			return exitUsage
 		}
 	}
 	body := submissionJob(sub, *id, *prob, *entry, *tl)
 	if err := checkJobSize(sub.Files, body, qe.MaxSource, 0); err != nil {
-		fmt.Fprintln(os.Stderr, "docket submit:", err)
+		fmt.Fprintln(stderr, "docket submit:", err)
 		return exitUsage
 	}
 	nc, err := qe.connect("docket-submit")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket submit:", err)
+		fmt.Fprintln(stderr, "docket submit:", err)
 		return exitSystem
 	}
 	defer nc.Close()
 	if err := checkJobSize(nil, body, 0, nc.MaxPayload()); err != nil {
-		fmt.Fprintln(os.Stderr, "docket submit:", err)
+		fmt.Fprintln(stderr, "docket submit:", err)
 		return exitUsage
 	}
 	js, _ := jsFor(nc)
@@ -104,11 +104,11 @@ func runSubmit(args []string) int {
 	if code, ok := preflight(ctx, js, subj, *prob, *id, *force); !ok {
 		return code
 	}
-	if err := publishJob(ctx, js, subj.Job(*queue, *id), body, *id, *retry, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "docket submit: publish:", err)
+	if err := publishJob(ctx, js, subj.Job(*queue, *id), body, *id, *retry, stderr); err != nil {
+		fmt.Fprintln(stderr, "docket submit: publish:", err)
 		return exitSystem
 	}
-	fmt.Println(*id)
+	fmt.Fprintln(stdout, *id)
 	if !*follow {
 		return exitOK
 	}
@@ -118,12 +118,12 @@ func runSubmit(args []string) int {
 // followResult streams a published submission's events and exits with
 // its verdict: 0 AC, 1 another, 3 when none came within timeout.
 func followResult(ctx context.Context, js jetstream.JetStream, subj protocol.Subjects, id, queue string, timeout time.Duration) int {
-	res, err := followEvents(ctx, js, subj, id, os.Stderr, waitNotice{js: js, subj: subj, queue: queue, out: os.Stderr, after: 10 * time.Second})
+	res, err := followEvents(ctx, js, subj, id, stderr, waitNotice{js: js, subj: subj, queue: queue, out: stderr, after: 10 * time.Second})
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("%s not judged within --timeout %s; it stays queued (follow it again with GET /v1/submissions/%s)", id, timeout, id)
 		}
-		fmt.Fprintln(os.Stderr, "docket submit:", err)
+		fmt.Fprintln(stderr, "docket submit:", err)
 		return exitSystem
 	}
 	printSummary(res, 0)
@@ -148,7 +148,7 @@ func submissionJob(sub verdict.Submission, id, prob, entry string, timeLimit tim
 
 // followEvents prints a submission's events until its final one, and
 // while none has come, that it waits (notice).
-func followEvents(ctx context.Context, js jetstream.JetStream, subj protocol.Subjects, id string, out *os.File, notice waitNotice) (*verdict.Result, error) {
+func followEvents(ctx context.Context, js jetstream.JetStream, subj protocol.Subjects, id string, out io.Writer, notice waitNotice) (*verdict.Result, error) {
 	s, err := js.Stream(ctx, protocol.EventsStream)
 	if err != nil {
 		return nil, err

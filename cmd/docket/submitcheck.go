@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/docketjudge/docket/langs"
@@ -180,11 +179,11 @@ func preflight(ctx context.Context, js jetstream.JetStream, subj protocol.Subjec
 	for _, c := range checks {
 		err := c()
 		if errors.Is(err, errRefused) {
-			fmt.Fprintln(os.Stderr, "docket submit:", err)
+			fmt.Fprintln(stderr, "docket submit:", err)
 			return exitUsage, false
 		}
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "docket submit: could not check before publishing (%v); publishing anyway\n", err)
+			fmt.Fprintf(stderr, "docket submit: could not check before publishing (%v); publishing anyway\n", err)
 		}
 	}
 	return exitOK, true

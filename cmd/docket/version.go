@@ -25,7 +25,7 @@ func runVersion(args []string) int {
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
-	fmt.Println(versionLine())
+	fmt.Fprintln(stdout, versionLine())
 	return exitOK
 }
 

@@ -92,17 +92,17 @@ func runWorker(args []string) int {
 	}
 	mode, err := workerMode(*capacity)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket worker:", err)
+		fmt.Fprintln(stderr, "docket worker:", err)
 		return exitUsage
 	}
 	fb, err := workerFeedback(*feedback)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket worker:", err)
+		fmt.Fprintln(stderr, "docket worker:", err)
 		return exitUsage
 	}
 	qe, err := loadQueueEnv()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "docket worker:", err)
+		fmt.Fprintln(stderr, "docket worker:", err)
 		return exitUsage
 	}
 	log := qe.logger("worker")

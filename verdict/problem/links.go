@@ -109,9 +109,40 @@ func ResolveLink(root, rel string) (string, error) {
 	return full, nil
 }
 
+// Unread reports whether rel, a path in a package, is one docket never
+// reads: a statement or an attachment (problem_statement/, statement/,
+// attachments/, solution/, and top-level problem.pdf, problem.en.html
+// and the like). A link there that does not resolve inside the package
+// is a warning, and the file is left out (of the digest and of the
+// pushed archive): DOMjudge's example problems link their problem.pdf
+// to a file outside the package. Anywhere else such a link refuses the
+// package, since docket judges with what is there: tests, validators,
+// includes, graders.
+func Unread(rel string) bool {
+	rel = filepath.ToSlash(filepath.Clean(rel))
+	first, _, nested := strings.Cut(rel, "/")
+	switch first {
+	case "problem_statement", "statement", "attachments", "solution":
+		return true
+	}
+	if nested {
+		return false
+	}
+	if !strings.HasPrefix(rel, "problem.") {
+		return false
+	}
+	switch strings.ToLower(filepath.Ext(rel)) {
+	case ".pdf", ".html", ".htm", ".md", ".tex", ".txt":
+		return true
+	}
+	return false
+}
+
 // checkLinks walks the package (submissions/ and .git* left out, as in
 // the digest and the archive) and resolves every link, so that nothing
-// the loader reads afterwards can lead outside the package.
+// the loader reads afterwards can lead outside the package. A refused
+// link in a path docket never reads (Unread) is a warning and is left
+// out; anywhere else it is an error.
 func (l *loader) checkLinks() map[string]string {
 	links := map[string]string{}
 	// The trailing separator: the package's own directory may be a link
@@ -130,6 +161,11 @@ func (l *loader) checkLinks() map[string]string {
 			return nil
 		}
 		full, err := ResolveLink(l.dir, rel)
+		if err != nil && Unread(rel) {
+			l.warn(Warning{Code: WarnLinkOutside, Paths: []string{rel},
+				Message: fmt.Sprintf("%v; docket never reads %s (a statement or an attachment), so it is left out of the package", err, rel)})
+			return nil
+		}
 		if err != nil {
 			l.fail(err)
 			return nil

@@ -95,6 +95,9 @@ type Problem struct {
 	// Feedback is docket.feedback: which tests' details a contestant
 	// sees; "" when the package leaves it to the worker's default.
 	Feedback FeedbackPolicy
+	// Warnings are what whoever pushes the package should know: links
+	// out of it in statements (left out), and its trusted programs.
+	Warnings []Warning
 }
 
 // Group is a directory of tests under data/.
@@ -159,6 +162,8 @@ type loader struct {
 	errs   []string
 	causes []error
 	links  map[string]string // link path relative to dir -> resolved file
+	// warnings, for Problem.Warnings
+	warnings []Warning
 }
 
 func (l *loader) errorf(f string, a ...any) { l.errs = append(l.errs, fmt.Sprintf(f, a...)) }
@@ -204,6 +209,10 @@ func (l *loader) load() *Problem {
 		}
 		p.Digest = d
 	}
+	if w, ok := trustedWarning(p); ok {
+		l.warn(w)
+	}
+	p.Warnings = l.warnings
 	return p
 }
 
@@ -306,6 +315,12 @@ func (l *loader) program(y *yamlProgram, key string) *Program {
 		return nil
 	}
 	full := filepath.Join(l.dir, src)
+	// Every link on the way must stay in the package: one that leaves it
+	// may be in a statement's directory, which checkLinks let through.
+	if _, err := ResolveLink(l.dir, src); err != nil && !errors.Is(err, ErrLinkDangling) && !errors.Is(err, ErrLinkNotFile) {
+		l.fail(fmt.Errorf("problem.yaml %s.source: %w", key, err))
+		return nil
+	}
 	if st, err := os.Stat(full); err != nil || st.IsDir() {
 		l.errorf("problem.yaml %s.source: %s does not exist", key, y.Source)
 		return nil

@@ -1,0 +1,73 @@
+package problem
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Warning is something about a package that does not stop docket from
+// judging it but that whoever pushes it should know.
+type Warning struct {
+	Code    string   `json:"code"`    // WarnLinkOutside, WarnTrustedCode
+	Message string   `json:"message"` // one line, for a person
+	Paths   []string `json:"paths"`   // the package's files concerned, relative to it
+}
+
+func (w Warning) String() string { return w.Message }
+
+const (
+	// WarnLinkOutside: a statement or an attachment is a link out of
+	// the package; it is left out (Unread).
+	WarnLinkOutside = "link_outside"
+	// WarnTrustedCode: the package has programs docket runs as the
+	// problem's own, trusted to decide verdicts (TrustedPrograms).
+	WarnTrustedCode = "trusted_code"
+)
+
+func (l *loader) warn(w Warning) { l.warnings = append(l.warnings, w) }
+
+// TrustedPrograms lists the package's programs that docket runs with
+// relaxed isolation, as the problem's own code: its checker or output
+// validator and its interactor, as paths relative to the package. They
+// run in the sandbox, under a uid of their own, with generous limits,
+// and what they say decides every verdict of the problem.
+func (p *Problem) TrustedPrograms() []string {
+	var out []string
+	for _, prog := range []*Program{p.Checker, p.Interactor} {
+		if prog == nil {
+			continue
+		}
+		for _, s := range prog.Sources {
+			rel, err := filepath.Rel(p.Dir, filepath.Join(prog.Dir, s))
+			if err != nil {
+				rel = s
+			}
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	sort.Strings(out)
+	return compactStrings(out)
+}
+
+// trustedWarning is the warning for a package with trusted programs.
+func trustedWarning(p *Problem) (Warning, bool) {
+	progs := p.TrustedPrograms()
+	if len(progs) == 0 {
+		return Warning{}, false
+	}
+	return Warning{Code: WarnTrustedCode, Paths: progs, Message: fmt.Sprintf(
+		"the package's own programs run trusted, with relaxed isolation, and decide its verdicts: %s; "+
+			"push only packages from sources you trust", strings.Join(progs, ", "))}, true
+}
+
+func compactStrings(s []string) []string {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
