@@ -4,14 +4,19 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/docketjudge/docket/protocol"
 	"github.com/docketjudge/docket/verdict/problem"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
 )
 
 func writeFiles(t *testing.T, root string, files map[string]string) {
@@ -208,5 +213,50 @@ func TestPackLeavesOutLinkedStatement(t *testing.T) {
 	got, err := problem.Load(dir)
 	if err != nil || got.Digest != want.Digest {
 		t.Fatalf("unpacked: %v, digest %v; pushed %s", err, got, want.Digest)
+	}
+}
+
+// A worker logs a package's warnings when it first judges with it, once
+// per package: here the trusted validator of kattis-checker, judged
+// twice by a capacity-mode worker (which loads the package and judges
+// nothing), whatever the pushing CLI was told to print.
+func TestWorkerLogsPackageWarnings(t *testing.T) {
+	js, ctx, wnc := aplusbStore(t)
+	if _, _, err := Push(ctx, js, "../problems/kattis-checker"); err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncWriter{}
+	w, err := New(ctx, wnc, NotJudging(), Config{Name: "warn-0", Mode: ModeCapacityTest, EnsureInfra: true, AckWait: 3 * time.Second,
+		CacheDir: t.TempDir(), InlineDir: t.TempDir(), Logger: zerolog.New(logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	subj := protocol.Subjects{Prefix: "docket"}
+	var ids []string
+	for _, id := range []string{"warn-a", "warn-b", "warn-c"} {
+		prob := map[bool]string{true: "aplusb", false: "kattis-checker"}[id == "warn-c"]
+		b, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: id, Problem: prob, Language: "cpp17", Files: map[string]string{"main.cpp": "int main(){}"}})
+		if _, err := js.Publish(ctx, subj.QueueJobs("default"), b, jetstream.WithMsgID(id)); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	rctx, rcancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- w.Run(rctx) }()
+	waitForResults(t, ctx, js, subj, ids, 30*time.Second)
+	rcancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	var warned []string
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, `"code":"trusted_code"`) {
+			warned = append(warned, line)
+		}
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], `"problem":"kattis-checker"`) || !strings.Contains(warned[0], "output_validators/check/check.cpp") ||
+		!strings.Contains(warned[0], `"level":"warn"`) {
+		t.Errorf("trusted_code warnings in the log, want one for kattis-checker:\n%s", strings.Join(warned, "\n"))
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"fmt"
@@ -67,15 +68,17 @@ func runProblem(args []string) int {
 
 func runProblemCheck(args []string) int {
 	fs := newFlags("problem check", helpText{
-		synopsis: "[-v] DIR",
+		synopsis: "[-v] [--quiet] DIR",
 		about: "Loads the package in DIR, builds its checker and interactor, and judges every program under\n" +
 			"DIR/submissions/<expected>/, where <expected> is one of accepted, wrong_answer, time_limit_exceeded,\n" +
 			"run_time_error, memory_limit_exceeded, output_limit_exceeded, compile_error, presentation_error,\n" +
 			"partially_accepted. Each step is shown on stderr. Exit: 0 every program got its expected verdict,\n" +
-			"1 one did not, or the package does not load or has no submissions/, 2 usage, 3 host error.",
+			"1 one did not, or the package does not load or has no submissions/, 2 usage, 3 host error.\n" +
+			"The package's warnings (its trusted programs, statements linked out of it) go to stderr (--quiet: not).",
 		example: "docket problem check problems/aplusb",
 	})
 	verbose := fs.Bool("v", false, "print every test")
+	quiet := quietFlag(fs)
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
@@ -88,6 +91,7 @@ func runProblemCheck(args []string) int {
 	if p == nil {
 		return code
 	}
+	printWarnings("docket problem check", p, *quiet)
 	step("opening the sandbox")
 	j, release, err := newJudge(0)
 	if err != nil {
@@ -195,12 +199,15 @@ func missDetail(res *verdict.Result) string {
 
 func runProblemPush(args []string) int {
 	fs := newFlags("problem push", helpText{
-		synopsis: "DIR...",
+		synopsis: "[--json] [--quiet] DIR...",
 		about: "Validates each package directory and uploads it to the store (object store bucket docket-problems),\n" +
-			"where workers and docket submit find it by its id. Each step is shown on stderr.\n" +
+			"where workers and docket submit find it by its id. Each step is shown on stderr, and so are the\n" +
+			"package's warnings (its trusted programs, statements linked out of it; --quiet: not).\n" +
 			"Exit: 0 all pushed, 1 a package did not load or upload, 2 usage, 3 NATS unreachable.",
 		example: "docket problem push problems/aplusb problems/floats",
 	})
+	quiet := quietFlag(fs)
+	asJSON := fs.Bool("json", false, "print a JSON object per package pushed (id, name, tests, bytes, digest, warnings) instead of a line")
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
@@ -237,12 +244,28 @@ func runProblemPush(args []string) int {
 			failed = true
 			continue
 		}
+		printWarnings("docket problem push", p, *quiet)
+		if *asJSON {
+			json.NewEncoder(jsonOut).Encode(pushedJSON{ID: p.ID, Name: p.Name, Tests: len(p.Tests), Bytes: info.Size, Digest: p.Digest,
+				Warnings: append([]problem.Warning{}, p.Warnings...)})
+			continue
+		}
 		fmt.Fprintf(stdout, "pushed %s (%s): %d tests, %d bytes, %s\n", p.ID, p.Name, len(p.Tests), info.Size, p.Digest[:19])
 	}
 	if failed {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// pushedJSON is docket problem push --json's line for a package.
+type pushedJSON struct {
+	ID       string            `json:"id"`
+	Name     string            `json:"name"`
+	Tests    int               `json:"tests"`
+	Bytes    uint64            `json:"bytes"`
+	Digest   string            `json:"digest"`
+	Warnings []problem.Warning `json:"warnings"`
 }
 
 func runProblemList(args []string) int {

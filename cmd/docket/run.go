@@ -18,8 +18,9 @@ func init() {
 
 func runRun(args []string) int {
 	fs := newFlags("run", helpText{
-		synopsis: "--problem DIR [--lang L] [--entry NAME] [--time-limit 2s] [--json] FILE...",
+		synopsis: "--problem DIR [--lang L] [--entry NAME] [--time-limit 2s] [--json] [--quiet] FILE...",
 		about: "Judges FILE... locally against a problem package with the same pipeline as the worker, without NATS.\n" +
+			"The package's warnings (its trusted programs, statements linked out of it) go to stderr (--quiet: not).\n" +
 			"Exit: 0 AC, 1 any other verdict, 2 usage (a package or FILE that will not load, an unknown language,\na bad limit), 3 system. With --json, stdout is a result even then: verdict SE, the reason in error.",
 		example: "docket run problems/aplusb/submissions/accepted/main.c --problem problems/aplusb --time-limit 2s",
 	})
@@ -30,7 +31,8 @@ func runRun(args []string) int {
 	entry := fs.String("entry", "", "entry point: the main source file, or for Java and Kotlin the main class (default: the rules of docs/languages.md)")
 	all := fs.Bool("all", false, "run every test of a pass-fail problem, not stopping at the first failure")
 	parallel := positiveInt(fs, "parallel-tests", "how many tests run at once, each on a sandbox slot of its own (default DOCKET_PARALLEL_TESTS, else 1)")
-	asJSON := fs.Bool("json", false, "print only the result JSON")
+	asJSON := fs.Bool("json", false, "print only the result JSON (with the package's warnings in package_warnings)")
+	quiet := quietFlag(fs)
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
@@ -54,6 +56,7 @@ func runRun(args []string) int {
 		}
 		return exitUsage
 	}
+	printWarnings("docket run", p, *quiet)
 	j, release, err := newJudge(*parallel)
 	if err != nil {
 		return fail(exitSystem, err)
@@ -75,7 +78,7 @@ func runRun(args []string) int {
 	start := time.Now()
 	res := j.Judge(judgeCtx(), p, sub, opt)
 	if *asJSON {
-		printJSON(res)
+		printJSONValue(runJSON{Result: res, PackageWarnings: p.Warnings})
 	} else {
 		printSummary(res, time.Since(start))
 	}
@@ -85,10 +88,12 @@ func runRun(args []string) int {
 	return exitFailed
 }
 
-func printJSON(res *verdict.Result) {
+func printJSON(res *verdict.Result) { printJSONValue(res) }
+
+func printJSONValue(v any) {
 	enc := json.NewEncoder(jsonOut)
 	enc.SetIndent("", "  ")
-	enc.Encode(res)
+	enc.Encode(v)
 }
 
 func printSummary(res *verdict.Result, took time.Duration) {
