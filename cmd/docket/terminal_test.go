@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,5 +122,33 @@ func TestTerminalSafeFollow(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("submit --follow does not show %q:\n%s", want, out)
 		}
+	}
+}
+
+// The logs of docket's processes (one JSON object a line) hold no raw
+// control character either: a package's file name or a message quoting a
+// submission is escaped inside its string, and the line decodes to the
+// same text.
+func TestTerminalSafeLog(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stderr
+	os.Stderr = w
+	log := queueEnv{LogLevel: "info"}.logger("test")
+	os.Stderr = old
+	log.Warn().Strs("paths", []string{"problem_statement/" + hostile}).Msg("left out " + hostile)
+	w.Close()
+	b, _ := io.ReadAll(r)
+	if c := rawControl(string(b)); c != "" {
+		t.Errorf("the log holds %q raw: %q", c, b)
+	}
+	var line struct {
+		Message string   `json:"message"`
+		Paths   []string `json:"paths"`
+	}
+	if err := json.Unmarshal(b, &line); err != nil || line.Message != "left out "+hostile || line.Paths[0] != "problem_statement/"+hostile {
+		t.Errorf("the log line %q decodes to %+v (%v)", b, line, err)
 	}
 }
