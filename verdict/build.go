@@ -65,6 +65,26 @@ func (r *judging) buildSubmission(files map[string][]byte, name string) (b *buil
 	return
 }
 
+// buildWithIncludes is buildSubmission with the problem's include files
+// for the language added (withIncludes); an include's main source is the
+// entry point, whatever the submission named.
+func (r *judging) buildWithIncludes(files map[string][]byte, name string) (*built, CompileResult, error) {
+	files, main, notes, err := withIncludes(r.j.Langs, r.lang, r.p, files)
+	if err != nil {
+		return nil, CompileResult{}, err
+	}
+	entry := r.entry
+	if main != "" {
+		r.entry = main
+		defer func() { r.entry = entry }()
+	}
+	b, cr, err := r.buildSubmission(files, name)
+	if len(notes) > 0 {
+		cr.Log = strings.TrimSpace("[docket] " + strings.Join(notes, "\n[docket] ") + "\n" + cr.Log)
+	}
+	return b, cr, err
+}
+
 func build(slot *sandbox.Slot, lang *langs.Language, files map[string][]byte, dir string, trusted bool) (*built, CompileResult, error) {
 	return buildMain(context.Background(), slot, lang, files, entryPoint{}, dir, trusted)
 }

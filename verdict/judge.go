@@ -355,15 +355,15 @@ func (r *judging) judge(ctx context.Context, sub Submission) {
 			failed(res, CE, "an entry point names one program's start; a two-program submission has two, each found by its language's rules: leave it unset")
 			return
 		}
-		r.prog, cr, err = r.buildSubmission(first, "build1")
+		r.prog, cr, err = r.buildWithIncludes(first, "build1")
 		if err == nil && cr.OK {
 			var cr2 CompileResult
-			r.prog2, cr2, err = r.buildSubmission(second, "build2")
+			r.prog2, cr2, err = r.buildWithIncludes(second, "build2")
 			cr.OK = cr2.OK
 			cr.Log = strings.TrimSpace(cr.Log + "\n" + cr2.Log)
 		}
 	} else {
-		r.prog, cr, err = r.buildSubmission(sub.Files, "build")
+		r.prog, cr, err = r.buildWithIncludes(sub.Files, "build")
 	}
 	cr.TimeMs = time.Since(start).Milliseconds()
 	if err != nil {

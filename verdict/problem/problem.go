@@ -95,6 +95,10 @@ type Problem struct {
 	// Feedback is docket.feedback: which tests' details a contestant
 	// sees; "" when the package leaves it to the worker's default.
 	Feedback FeedbackPolicy
+	// Includes are include/<language>/'s files by directory name (a
+	// language id or alias, or IncludeDefault): added to every
+	// submission in that language (verdict resolves the names).
+	Includes map[string][]Include
 	// Warnings are what whoever pushes the package should know: links
 	// out of it in statements (left out), and its trusted programs.
 	Warnings []Warning
@@ -202,6 +206,7 @@ func (l *loader) load() *Problem {
 	l.loadValidators(p, y)
 	l.checkMultiPass(p)
 	l.loadData(p)
+	l.loadIncludes(p)
 	if len(l.errs) == 0 {
 		d, err := digest(l.dir, l.links)
 		if err != nil {

@@ -1,0 +1,85 @@
+package verdict
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/docketjudge/docket/langs"
+	"github.com/docketjudge/docket/verdict/problem"
+)
+
+// withIncludes adds the problem's include files for the submission's
+// language to its files, as problemtools does (problemtools/model/
+// includes.py): include/default/ for every language, then the
+// language's own directory. A package's file replaces a submitted one of
+// the same name (the grader is the judge's), which the notes say. When
+// the language's directory holds a main.* source (a grader with main),
+// it is the entry point: main names it, a file or, for a language that
+// runs a class, the class.
+func withIncludes(c *langs.Catalog, lang *langs.Language, p *problem.Problem, files map[string][]byte) (out map[string][]byte, main string, notes []string, err error) {
+	dirs := includeDirs(c, lang, p.Includes)
+	if len(dirs) == 0 {
+		return files, "", nil, nil
+	}
+	out = make(map[string][]byte, len(files))
+	for n, b := range files {
+		out[n] = b
+	}
+	for _, d := range dirs {
+		for _, inc := range p.Includes[d] {
+			b, err := os.ReadFile(inc.Path)
+			if err != nil {
+				return nil, "", nil, fmt.Errorf("the problem's include/%s/%s: %w", d, inc.Name, err)
+			}
+			if _, mine := files[inc.Name]; mine {
+				notes = append(notes, fmt.Sprintf("the problem's include/%s/%s replaces the submission's file of that name", d, inc.Name))
+			}
+			out[inc.Name] = b
+			if d != problem.IncludeDefault && main == "" && includeMain.MatchString(inc.Name) && hasExt(inc.Name, lang.Extensions) {
+				main = inc.Name
+			}
+		}
+	}
+	if main != "" && lang.FindMainClass {
+		main = strings.TrimSuffix(main, filepath.Ext(main))
+	}
+	return out, main, notes, nil
+}
+
+// includeMain is problemtools' rule for an include's main file.
+var includeMain = regexp.MustCompile(`(?i)^main\.`)
+
+// includeDirs are the include directories for lang: default/ if there,
+// then the directory naming lang (its id or an alias), else one naming a
+// language of its family (the same main source extension: include/cpp/
+// for cpp20, include/python3/ for pypy3), the first in sorted order. A
+// directory naming no language of the catalog applies to none.
+func includeDirs(c *langs.Catalog, lang *langs.Language, inc map[string][]problem.Include) []string {
+	var out, family []string
+	if _, ok := inc[problem.IncludeDefault]; ok {
+		out = append(out, problem.IncludeDefault)
+	}
+	exact := ""
+	for d := range inc {
+		l, err := c.Lookup(d)
+		switch {
+		case d == problem.IncludeDefault || err != nil:
+		case l.ID == lang.ID:
+			exact = d
+		case strings.EqualFold(filepath.Ext(l.Source), filepath.Ext(lang.Source)):
+			family = append(family, d)
+		}
+	}
+	sort.Strings(family)
+	switch {
+	case exact != "":
+		out = append(out, exact)
+	case len(family) > 0:
+		out = append(out, family[0])
+	}
+	return out
+}
