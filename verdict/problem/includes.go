@@ -81,4 +81,3 @@ func (l *loader) includeFiles(dir, rel string) []Include {
 	}
 	return out
 }
-
