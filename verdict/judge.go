@@ -269,10 +269,13 @@ type judging struct {
 	// diskMB bounds each test run's /box and /tmp together.
 	diskMB int
 	// built programs: the submission (one, or two for two-step programs),
-	// the checker and the interactor
+	// the checker, the interactor and the custom grader
 	prog, prog2 *built
 	checker     *built
 	interactor  *built
+	grader      *built
+	// graderFailed: the custom grader failed on a group (the result is SE)
+	graderFailed bool
 	// ctx is the judging's: every sandbox run of it is killed when it
 	// ends (a judging is one submission, as an http.Request is one request).
 	ctx context.Context
@@ -343,6 +346,12 @@ func (r *judging) judge(ctx context.Context, sub Submission) {
 			return
 		}
 	}
+	if r.p.Grader != nil {
+		if r.grader, err = r.buildTrusted(r.p.Grader, "grader"); err != nil {
+			failed(res, SE, err.Error())
+			return
+		}
+	}
 	start := time.Now()
 	var cr CompileResult
 	if r.p.TwoStep != nil && r.p.TwoStep.Programs {
@@ -391,13 +400,19 @@ func (r *judging) judgeTests(ctx context.Context) {
 	res := r.res
 	total := len(r.p.Tests)
 	index := 0
-	score, max, _ := r.group(ctx, r.p.Root, &index, total)
+	score, max, rootV := r.group(ctx, r.p.Root, &index, total)
 	res.Score, res.MaxScore = round(score), round(max)
 	if r.p.Kind == problem.PassFail {
 		res.MaxScore = 1
 		res.Score = 0
 	}
 	v, decided := overallVerdict(r.p.Kind, res.Tests, res.Score)
+	switch {
+	case r.graderFailed:
+		v = SE // the package's grader failed: res.Error says how
+	case r.p.Grader != nil && r.p.Kind == problem.PassFail && rootV != SK:
+		v = rootV // a custom grader may accept what a test rejected
+	}
 	res.Verdict = v
 	if v == SE && res.Error == "" {
 		res.Error = "test " + decided.Name + ": " + decided.Feedback
@@ -472,6 +487,11 @@ type groupTally struct {
 	v             Verdict
 	rejected      bool // a test failed: the rest may be skipped (on_reject)
 	judged        bool // something in the group was run
+	// results are the judged children's verdicts and scores, in order,
+	// as a custom grader reads them ("AC 1"); perfect every child's, all
+	// accepted at their maximum (what the grader makes the group's
+	// maximum of).
+	results, perfect []string
 }
 
 // groupTest judges one test of group g, or skips it: after a failure of
@@ -516,6 +536,7 @@ func (tl *groupTally) addTest(g *problem.Group, tr TestResult, s float64) {
 	tl.judged = tl.judged || tr.Verdict != SK
 	tl.scores = append(tl.scores, s)
 	tl.maxes = append(tl.maxes, g.Config.AcceptScore)
+	tl.addResult(tr.Verdict, s, g.Config.AcceptScore)
 	if tr.Verdict == AC || tr.Verdict == SK {
 		return
 	}
@@ -533,6 +554,7 @@ func (tl *groupTally) addGroup(s, m float64, v Verdict) {
 	tl.judged = tl.judged || v != SK
 	tl.scores = append(tl.scores, s)
 	tl.maxes = append(tl.maxes, m)
+	tl.addResult(v, s, m)
 	if v != AC && tl.v == AC {
 		tl.v = v
 	}
@@ -548,6 +570,12 @@ func (r *judging) closeGroup(g *problem.Group, tl *groupTally) (score, max float
 				v = AC // the group's verdict: one accepted test suffices
 				break
 			}
+		}
+	}
+	if g.Config.Grading == problem.GradingCustom && tl.judged {
+		s, m, cv := r.customGrade(g, tl)
+		if v = cv; r.p.Kind == problem.Scoring {
+			score, max = s, m // a pass-fail problem's grader decides the verdict only, as in problemtools
 		}
 	}
 	score, max = bounded(g, score, max)
@@ -626,8 +654,8 @@ func round(x float64) float64 {
 	return float64(int64(x*1e6+0.5)) / 1e6
 }
 
-// Prepare compiles the problem's checker and interactor (cached by
-// digest), so that a package whose own programs do not compile is
+// Prepare compiles the problem's checker, interactor and custom grader
+// (cached by digest), so that a package whose own programs do not compile is
 // reported before any submission is judged.
 func (j *Judge) Prepare(p *problem.Problem) error {
 	l, err := j.Langs.Lookup("cpp")
@@ -642,6 +670,11 @@ func (j *Judge) Prepare(p *problem.Problem) error {
 	}
 	if p.Interactor != nil {
 		if _, err := r.buildTrusted(p.Interactor, "interactor"); err != nil {
+			return err
+		}
+	}
+	if p.Grader != nil {
+		if _, err := r.buildTrusted(p.Grader, "grader"); err != nil {
 			return err
 		}
 	}

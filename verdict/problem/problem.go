@@ -88,6 +88,9 @@ type Problem struct {
 	ValidatorFlags []string // for the default comparison or a custom validator
 	Checker        *Program // nil: the default comparison
 	Interactor     *Program // set for interactive problems
+	// Grader is the legacy format's custom grader (graders/), for the
+	// groups with grading: custom.
+	Grader *Program
 	Limits         Limits
 	Root           *Group  // data/
 	Tests          []*Test // every test, in judging order (sample first)
@@ -122,7 +125,14 @@ type GroupConfig struct {
 	Range          *[2]float64
 	ValidatorFlags []string // output_validator_flags
 	MaxScore       *float64 // 2025-09 max_score
+	// Grading is "custom" when the group's verdict and score come from
+	// the package's grader (Problem.Grader), given its children's
+	// results; "" or "default" for docket's aggregation by GraderFlags.
+	Grading string
 }
+
+// GradingCustom is a group graded by the package's custom grader.
+const GradingCustom = "custom"
 
 // Test is one input with its answer.
 type Test struct {
@@ -206,6 +216,7 @@ func (l *loader) load() *Problem {
 	l.loadValidators(p, y)
 	l.checkMultiPass(p)
 	l.loadData(p)
+	l.loadGrader(p)
 	l.loadIncludes(p)
 	if len(l.errs) == 0 {
 		d, err := digest(l.dir, l.links)

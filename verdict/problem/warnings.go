@@ -30,12 +30,13 @@ func (l *loader) warn(w Warning) { l.warnings = append(l.warnings, w) }
 
 // TrustedPrograms lists the package's programs that docket runs with
 // relaxed isolation, as the problem's own code: its checker or output
-// validator and its interactor, as paths relative to the package. They
+// validator, its interactor and its custom grader, as paths relative to
+// the package. They
 // run in the sandbox, under a uid of their own, with generous limits,
 // and what they say decides every verdict of the problem.
 func (p *Problem) TrustedPrograms() []string {
 	var out []string
-	for _, prog := range []*Program{p.Checker, p.Interactor} {
+	for _, prog := range []*Program{p.Checker, p.Interactor, p.Grader} {
 		if prog == nil {
 			continue
 		}

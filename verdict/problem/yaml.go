@@ -331,8 +331,18 @@ func applyGroupFlags(c *GroupConfig, y *groupYAML) error {
 	default:
 		return fmt.Errorf("on_reject: %q is not break or continue", y.OnReject)
 	}
+	switch y.Grading {
+	case "":
+	case "default", GradingCustom:
+		c.Grading = y.Grading
+	default:
+		return fmt.Errorf("grading: %q is not default or custom", y.Grading)
+	}
 	if y.GraderFlags != "" {
 		c.GraderFlags = strings.Fields(y.GraderFlags)
+	}
+	if y.GraderFlags != "" && c.Grading != GradingCustom {
+		// A custom grader's flags are its own business (subtask_score=10).
 		for _, f := range c.GraderFlags {
 			switch f {
 			case "min", "sum", "max", "avg", "first_error", "worst_error", "ignore_sample", "accept_if_any_accepted", "always_accept":
