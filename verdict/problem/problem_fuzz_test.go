@@ -165,6 +165,13 @@ func checkGroupConfig(t *testing.T, c GroupConfig) {
 	if r := c.Range; r != nil && (!finite(r[0]) || !finite(r[1]) || r[0] > r[1]) {
 		t.Fatalf("range %v", *r)
 	}
+	switch c.Grading {
+	case "", "default":
+	case GradingCustom:
+		return // a custom grader's flags are its own
+	default:
+		t.Fatalf("grading %q", c.Grading)
+	}
 	for _, f := range c.GraderFlags {
 		switch f {
 		case "min", "sum", "max", "avg", "first_error", "worst_error", "ignore_sample", "accept_if_any_accepted", "always_accept":
@@ -186,6 +193,7 @@ func FuzzTestdataYAML(f *testing.F) {
 		"range: 0 100\n", "range: 100 0\n", "range: nan nan\n", "range: -inf inf\n", "range: 1\n",
 		"output_validator_flags: case_sensitive space_change_sensitive\n", "input_validator_flags: {a: b}\n",
 		"[1, 2]", "accept_score: [1]\n", "&a {b: *a}\n", "\t", "on_reject: !!int 5\n",
+		"grading: custom\ngrader_flags: subtask_score=30 first_error\n", "grading: magic\n", "grading: default\ngrader_flags: subtask_score=1\n",
 	} {
 		f.Add([]byte(s))
 	}
