@@ -24,6 +24,9 @@ type Outcome struct {
 // end at most, in bounded memory; an error is a failure to read either
 // input (the Outcome is then meaningless), never a wrong answer.
 func Compare(team io.Reader, answer io.Reader, opt Options) (Outcome, error) {
+	if opt.WhiteDiff && !opt.Exact {
+		return whiteDiff(team, answer)
+	}
 	c := &comparer{
 		t:      newReader(team),
 		j:      newReader(answer),

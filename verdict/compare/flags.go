@@ -21,6 +21,10 @@ type Options struct {
 
 	// Exact is docket's byte-for-byte comparison; it overrides the rest.
 	Exact bool
+	// WhiteDiff is CMS's white-diff, line by line (white_diff, the
+	// comparison of CMS tasks without a comparator); it overrides the
+	// rest but Exact.
+	WhiteDiff bool
 }
 
 // ParseFlags reads the default output validator's flags (problem.yaml
@@ -44,6 +48,9 @@ func ParseFlags(flags []string) (Options, error) {
 		case "exact":
 			// docket's extension: byte-for-byte comparison on request.
 			opt.Exact = true
+		case "white_diff":
+			// docket's extension: CMS's white-diff, for CMS tasks.
+			opt.WhiteDiff = true
 		case "case_sensitive":
 			opt.CaseSensitive = true
 		case "space_change_sensitive":
