@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/docketjudge/docket/verdict/problem"
 )
 
 // Everyday Python as Kattis and DOMjudge run it (python3 main.py): exit()
@@ -81,20 +79,10 @@ exit(43)
 // (before: every submission SE, exit() undefined), and exit(43) rejects.
 func TestPythonValidatorExit(t *testing.T) {
 	j := testJudge(t)
-	dir := filepath.Join(t.TempDir(), "p")
-	for n, b := range map[string]string{
+	p := loadPackage(t, map[string]string{
 		"problem.yaml": "name: a+b\nvalidation: custom\n", "data/secret/1.in": "2 3\n", "data/secret/1.ans": "5\n",
 		"output_validators/check/check.py": checkPython,
-	} {
-		os.MkdirAll(filepath.Dir(filepath.Join(dir, n)), 0o755)
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(b), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p, err := problem.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	for _, c := range []struct {
 		src  string
 		want Verdict

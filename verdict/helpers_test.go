@@ -2,10 +2,12 @@ package verdict
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/docketjudge/docket/langs"
 	"github.com/docketjudge/docket/sandbox"
+	"github.com/docketjudge/docket/verdict/problem"
 )
 
 // testJudge is a Judge on a slot of a fresh full sandbox, closed with
@@ -55,4 +57,23 @@ func withLanes(tb testing.TB, sb *sandbox.Sandbox, j Judge, n int) *Judge {
 		j.Lanes = append(j.Lanes, claimSlot(tb, sb))
 	}
 	return &j
+}
+
+// loadPackage writes files (path in the package -> content) into a
+// fresh directory and loads it as a package, failing the test if it
+// does not load.
+func loadPackage(t *testing.T, files map[string]string) *problem.Problem {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "p")
+	for n, b := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, n)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := problem.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -21,9 +21,10 @@ import (
 // it is the entry point: main names it, a file or, for a language that
 // runs a class, the class.
 func withIncludes(c *langs.Catalog, lang *langs.Language, p *problem.Problem, files map[string][]byte) (out map[string][]byte, main string, notes []string, err error) {
+	files, notes = taskNamed(p, lang, files)
 	dirs := includeDirs(c, lang, p.Includes)
 	if len(dirs) == 0 {
-		return files, "", nil, nil
+		return files, "", notes, nil
 	}
 	out = make(map[string][]byte, len(files))
 	for n, b := range files {
@@ -39,7 +40,7 @@ func withIncludes(c *langs.Catalog, lang *langs.Language, p *problem.Problem, fi
 				notes = append(notes, fmt.Sprintf("the problem's include/%s/%s replaces the submission's file of that name", d, inc.Name))
 			}
 			out[inc.Name] = b
-			if d != problem.IncludeDefault && main == "" && includeMain.MatchString(inc.Name) && hasExt(inc.Name, lang.Extensions) {
+			if inc.Main || d != problem.IncludeDefault && main == "" && includeMain.MatchString(inc.Name) && hasExt(inc.Name, lang.Extensions) {
 				main = inc.Name
 			}
 		}
@@ -48,6 +49,24 @@ func withIncludes(c *langs.Catalog, lang *langs.Language, p *problem.Problem, fi
 		main = strings.TrimSuffix(main, filepath.Ext(main))
 	}
 	return out, main, notes, nil
+}
+
+// taskNamed names a CMS task's submission as CMS's submission format
+// does, <task name>.<ext>, when it is one source file of the language
+// (a grader includes or imports it by that name); other submissions
+// keep their names.
+func taskNamed(p *problem.Problem, lang *langs.Language, files map[string][]byte) (map[string][]byte, []string) {
+	if p.CMSName == "" || len(files) != 1 {
+		return files, nil
+	}
+	for n, b := range files {
+		want := p.CMSName + filepath.Ext(n)
+		if n == want || !hasExt(n, lang.Extensions) || langs.ValidFileName(want) != nil {
+			return files, nil
+		}
+		return map[string][]byte{want: b}, []string{fmt.Sprintf("%s is named %s in the box, as the task's submission format names it", n, want)}
+	}
+	return files, nil
 }
 
 // includeMain is problemtools' rule for an include's main file.

@@ -104,20 +104,7 @@ class Minus {
 // onePlusProblem is a+b with one test, on which a-b is wrong.
 func onePlusProblem(t *testing.T) *problem.Problem {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "p")
-	if err := os.MkdirAll(filepath.Join(dir, "data/secret"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for n, b := range map[string]string{"problem.yaml": "name: a+b\n", "data/secret/1.in": "2 3\n", "data/secret/1.ans": "5\n"} {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(b), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p, err := problem.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return loadPackage(t, map[string]string{"problem.yaml": "name: a+b\n", "data/secret/1.in": "2 3\n", "data/secret/1.ans": "5\n"})
 }
 
 // jvmCase is one submission and what it must get.
@@ -218,20 +205,10 @@ public class Check {
 // judgings): an accepted and a wrong submission are told apart by it.
 func TestJavaValidatorCached(t *testing.T) {
 	j := testJudge(t)
-	dir := filepath.Join(t.TempDir(), "p")
-	for n, b := range map[string]string{
+	p := loadPackage(t, map[string]string{
 		"problem.yaml": "name: a+b\nvalidation: custom\n", "data/secret/1.in": "2 3\n", "data/secret/1.ans": "5\n",
 		"output_validators/check/Check.java": checkJava,
-	} {
-		os.MkdirAll(filepath.Dir(filepath.Join(dir, n)), 0o755)
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(b), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p, err := problem.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	for i, c := range []struct {
 		src  string
 		want Verdict

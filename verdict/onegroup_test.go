@@ -2,11 +2,7 @@ package verdict
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
-
-	"github.com/docketjudge/docket/verdict/problem"
 )
 
 // A package of data/secret alone, or of data/sample alone, is judged in
@@ -28,24 +24,13 @@ func TestOneGroupPackagesJudge(t *testing.T) {
 		{"scoring, only sample", "sample", "name: s\ntype: scoring\n", true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "p")
-			files := map[string]string{
+			p := loadPackage(t, map[string]string{
 				"problem.yaml":                tc.yaml,
 				"data/" + tc.group + "/1.in":  "1 0\n", // a-b is right here
 				"data/" + tc.group + "/1.ans": "1\n",
 				"data/" + tc.group + "/2.in":  "1 2\n",
 				"data/" + tc.group + "/2.ans": "3\n",
-			}
-			for n, b := range files {
-				os.MkdirAll(filepath.Dir(filepath.Join(dir, n)), 0o755)
-				if err := os.WriteFile(filepath.Join(dir, n), []byte(b), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			p, err := problem.Load(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
+			})
 			res := j.Judge(context.Background(), p, echo, Options{})
 			if res.Verdict != AC || len(res.Tests) != 2 || res.MaxScore != tc.maxScore {
 				t.Fatalf("accepted program: %s, %d tests, max score %g (want %g): %s", res.Verdict, len(res.Tests), res.MaxScore, tc.maxScore, res.Error)

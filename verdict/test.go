@@ -225,7 +225,10 @@ func (r *judging) check(t *problem.Test, dir, out string, tr TestResult) TestRes
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.Limits = r.checkerLimits()
 	kattis := r.p.Checker.Protocol == problem.Kattis
-	if kattis {
+	switch {
+	case r.p.Checker.Protocol == problem.CMS:
+		cmd.Args = r.checker.command(checkerMemoryMB, "input", "answer", "output")
+	case kattis:
 		fb := filepath.Join(box, "feedback")
 		if err := mkBox(fb, r.slot.TrustedUID); err != nil {
 			return seTest(tr, err)
@@ -237,7 +240,7 @@ func (r *judging) check(t *problem.Test, dir, out string, tr TestResult) TestRes
 		defer team.Close()
 		cmd.Stdin = team
 		cmd.Args = r.checker.command(checkerMemoryMB, append([]string{"input", "answer", "feedback/"}, t.Group.Config.ValidatorFlags...)...)
-	} else {
+	default:
 		cmd.Args = r.checker.command(checkerMemoryMB, "input", "output", "answer")
 	}
 	var res *sandbox.Result
@@ -250,6 +253,9 @@ func (r *judging) check(t *problem.Test, dir, out string, tr TestResult) TestRes
 		return seTest(tr, fmt.Errorf("checker: %s (%s) %s", res.Status, res.Source, res.Error))
 	}
 	tr.VerdictSource = SourceChecker
+	if r.p.Checker.Protocol == problem.CMS {
+		return cmsVerdict(tr, res.ExitCode, stdout.Bytes(), stderr.Bytes(), r.p.Kind == problem.Scoring)
+	}
 	if kattis {
 		return kattisVerdict(tr, res.ExitCode, filepath.Join(box, "feedback"), r.p.Kind == problem.Scoring)
 	}
@@ -316,6 +322,30 @@ func testlibVerdict(tr TestResult, exit int, msg []byte, scoring bool) TestResul
 		}
 	default:
 		return seTest(tr, fmt.Errorf("the checker failed (testlib fail): %s", v.Message))
+	}
+	return tr
+}
+
+// cmsVerdict reads a CMS comparator's report: exit 0 and an outcome in
+// [0, 1], 1 AC, 0 WA, in between AC with that fraction of the test's
+// points (a pass-fail problem: WA); its message is the feedback. Another
+// exit code or report is the package's fault (SE).
+func cmsVerdict(tr TestResult, exit int, stdout, stderr []byte, scoring bool) TestResult {
+	if exit != 0 {
+		return seTest(tr, fmt.Errorf("comparator: exit code %d (want 0): %s", exit, oneLineOf(string(stderr))))
+	}
+	c, err := feedback.ParseCMS(stdout, stderr)
+	if err != nil {
+		return seTest(tr, fmt.Errorf("comparator: %w", err))
+	}
+	tr.Feedback = truncate(firstNonEmpty(c.Text, feedback.CMSMessage(c.Outcome)), feedbackCap)
+	switch {
+	case c.Outcome >= 1:
+		tr.Verdict, tr.Score = AC, 1
+	case c.Outcome > 0 && scoring:
+		tr.Verdict, tr.Score = AC, c.Outcome
+	default:
+		tr.Verdict, tr.Score = WA, 0
 	}
 	return tr
 }

@@ -52,7 +52,7 @@ func runServe(args []string) int {
 		example: "docket serve --workers 2",
 	})
 	data := fs.String("data", se.DataDir, "JetStream data directory")
-	problems := fs.String("problems", "./problems", "directory of problem packages pushed at start (each subdirectory with a problem.yaml)")
+	problems := fs.String("problems", "./problems", "directory of problem packages pushed at start (each subdirectory with a problem.yaml, or a CMS task's task.yaml)")
 	workers := fs.Int("workers", 1, "in-process workers (0 allowed)")
 	feedback := fs.String("feedback-policy", "", feedbackFlag)
 	if code, ok := parseArgs(fs, args); !ok {
@@ -220,7 +220,7 @@ func pushAll(ctx context.Context, js jetstream.JetStream, dir string, log zerolo
 	}
 	for _, e := range entries {
 		pd := filepath.Join(dir, e.Name())
-		if _, err := os.Stat(filepath.Join(pd, "problem.yaml")); err != nil {
+		if !isPackageDir(pd) {
 			continue
 		}
 		p, _, err := worker.Push(ctx, js, pd)
@@ -230,4 +230,15 @@ func pushAll(ctx context.Context, js jetstream.JetStream, dir string, log zerolo
 		}
 		log.Info().Str("problem", p.ID).Int("tests", len(p.Tests)).Str("digest", p.Digest[:19]).Msg("problem pushed")
 	}
+}
+
+// isPackageDir: dir holds a problem package (problem.yaml) or a CMS task
+// folder (task.yaml).
+func isPackageDir(dir string) bool {
+	for _, f := range []string{"problem.yaml", "task.yaml"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	return false
 }

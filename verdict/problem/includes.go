@@ -14,6 +14,9 @@ import (
 type Include struct {
 	Name string // the file's name in the box: include/<language>/<Name>
 	Path string // the file to read (a link resolved inside the package)
+	// Main marks the program's main file (a CMS grader); otherwise an
+	// include named main.* of the language is (problemtools' rule).
+	Main bool
 }
 
 // IncludeDefault is the include directory whose files every language

@@ -36,6 +36,7 @@ type Protocol string
 const (
 	Kattis  Protocol = "kattis"  // validator input answer feedback_dir [flags] < output; 42 accept, 43 reject
 	Testlib Protocol = "testlib" // checker input output answer; 0 AC, 1 WA, 2 PE, 3 fail, 7 points
+	CMS     Protocol = "cms"     // comparator input answer output; outcome in [0, 1] on stdout, message on stderr
 )
 
 // Program is the problem author's code: a checker, validator or interactor.
@@ -98,6 +99,11 @@ type Problem struct {
 	// Feedback is docket.feedback: which tests' details a contestant
 	// sees; "" when the package leaves it to the worker's default.
 	Feedback FeedbackPolicy
+	// CMSName is a CMS task's short name (task.yaml name): a submission's
+	// source is named after it in the box (<name>.cpp), as CMS's
+	// submission format names it, so that a grader includes or imports
+	// it. "" for a Kattis package.
+	CMSName string
 	// Includes are include/<language>/'s files by directory name (a
 	// language id or alias, or IncludeDefault): added to every
 	// submission in that language (verdict resolves the names).
@@ -199,25 +205,11 @@ func (l *loader) load() *Problem {
 	if l.links = l.checkLinks(); len(l.errs) > 0 {
 		return p
 	}
-	y := l.readYAML(p)
-	l.applyYAML(p, y)
-	if p.Limits.Time == 0 {
-		if b, err := os.ReadFile(filepath.Join(l.dir, ".timelimit")); err == nil {
-			secs, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
-			d, derr := seconds(secs)
-			if err != nil || derr != nil {
-				l.errorf(".timelimit: %q is not a positive number of seconds up to %v", strings.TrimSpace(string(b)), MaxTime.Seconds())
-			} else {
-				p.Limits.Time = d
-				p.Limits.TimeSource = ".timelimit"
-			}
-		}
+	if isCMSTask(l.dir) {
+		l.loadCMS(p)
+	} else {
+		l.loadKattis(p)
 	}
-	l.loadValidators(p, y)
-	l.checkMultiPass(p)
-	l.loadData(p)
-	l.loadGrader(p)
-	l.loadIncludes(p)
 	if len(l.errs) == 0 {
 		d, err := digest(l.dir, l.links)
 		if err != nil {
@@ -230,6 +222,36 @@ func (l *loader) load() *Problem {
 	}
 	p.Warnings = l.warnings
 	return p
+}
+
+// loadKattis reads a Kattis package: problem.yaml and the rest.
+func (l *loader) loadKattis(p *Problem) {
+	y := l.readYAML(p)
+	l.applyYAML(p, y)
+	if p.Limits.Time == 0 {
+		l.readTimelimit(p)
+	}
+	l.loadValidators(p, y)
+	l.checkMultiPass(p)
+	l.loadData(p)
+	l.loadGrader(p)
+	l.loadIncludes(p)
+}
+
+// readTimelimit reads the legacy .timelimit file, if there is one.
+func (l *loader) readTimelimit(p *Problem) {
+	b, err := os.ReadFile(filepath.Join(l.dir, ".timelimit"))
+	if err != nil {
+		return
+	}
+	secs, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
+	d, derr := seconds(secs)
+	if err != nil || derr != nil {
+		l.errorf(".timelimit: %q is not a positive number of seconds up to %v", strings.TrimSpace(string(b)), MaxTime.Seconds())
+		return
+	}
+	p.Limits.Time = d
+	p.Limits.TimeSource = ".timelimit"
 }
 
 // loadValidators finds the output validator (legacy output_validators/,

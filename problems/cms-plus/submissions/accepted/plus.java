@@ -1,0 +1,5 @@
+public class plus {
+    public static long sum(long a, long b) {
+        return a + b;
+    }
+}

@@ -1,0 +1,81 @@
+package verdict
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docketjudge/docket/verdict/problem"
+)
+
+// cmsComparator is a CMS comparator in Python: full marks for the sum,
+// half for the sum's absolute value, none otherwise; "crash" in the
+// output makes it exit 1, "noise" print no number.
+const cmsComparator = `import sys
+inp, correct, team = (open(f).read().split() for f in sys.argv[1:4])
+if team == ["crash"]:
+    sys.exit(1)
+if team == ["noise"]:
+    print("maybe")
+    sys.exit(0)
+if team == correct:
+    print(1.0)
+    print("translate:success", file=sys.stderr)
+elif team and correct and team[0].lstrip("-") == correct[0].lstrip("-"):
+    print(0.5)
+    print("translate:partial", file=sys.stderr)
+    print("ADMIN_MESSAGE: the sign is wrong", file=sys.stderr)
+else:
+    print(0.0)
+    print("translate:wrong", file=sys.stderr)
+`
+
+// A CMS task's comparator decides each test's outcome in [0, 1], and Sum
+// scores each test its points times its outcome: a half outcome is AC
+// for half the points, with CMS's message; a comparator that fails is
+// SE, never the contestant's fault.
+func TestCMSComparator(t *testing.T) {
+	j := testJudge(t)
+	files := map[string]string{"task.yaml": "name: neg\ninfile: \"\"\noutfile: \"\"\nn_input: 2\n", "check/checker.py": cmsComparator}
+	for i, in := range []string{"-2 -3", "4 -9"} {
+		files[fmt.Sprintf("input/input%d.txt", i)] = in + "\n"
+	}
+	files["output/output0.txt"], files["output/output1.txt"] = "-5\n", "-5\n"
+	p := loadPackage(t, files)
+	for _, c := range []struct {
+		src      string
+		verdict  Verdict
+		score    float64
+		feedback string
+		errText  string
+	}{
+		{plainPython, AC, 100, "Output is correct", ""},
+		{"print(abs(sum(map(int, input().split()))))\n", AC, 50, "Output is partially correct", ""},
+		{"print(7)\n", WA, 0, "Output isn't correct", ""},
+		{"print('crash')\n", SE, 0, "", "comparator: exit code 1"},
+		{"print('noise')\n", SE, 0, "", `comparator: the outcome "maybe"`},
+	} {
+		res := j.Judge(context.Background(), p, toSubmission("python3", map[string]string{"neg.py": c.src}), Options{TimeLimit: 5 * time.Second})
+		if res.Verdict != c.verdict || res.Score != c.score || res.MaxScore != 100 || len(res.Tests) != 2 ||
+			!strings.Contains(res.Tests[0].Feedback+res.Error, c.feedback) || !strings.Contains(res.Error, c.errText) {
+			t.Errorf("%q: %s %g/%g, error %q, tests %+v; want %s %g, %q", c.src, res.Verdict, res.Score, res.MaxScore, res.Error, res.Tests, c.verdict, c.score, c.feedback)
+		}
+	}
+}
+
+// The submission of a CMS task is named as its submission format names
+// it, <task name>.<ext>, which the compile log says: the task's Python
+// grader imports it by that name whatever the contestant called it.
+func TestCMSSubmissionNamed(t *testing.T) {
+	j := testJudge(t)
+	p, err := problem.Load("../problems/cms-plus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := j.Judge(context.Background(), p, toSubmission("python3", map[string]string{"mine.py": "def sum(a, b):\n    return a + b\n"}), Options{TimeLimit: 5 * time.Second})
+	if res.Verdict != AC || res.Score != 100 || !strings.Contains(res.Compile.Log, "mine.py is named plus.py in the box") {
+		t.Errorf("%s %g: %s %q", res.Verdict, res.Score, res.Error, res.Compile.Log)
+	}
+}

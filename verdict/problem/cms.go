@@ -1,0 +1,203 @@
+package problem
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// A CMS task folder, as CMS's italy_yaml loader reads it
+// (cmscontrib/loaders/italy_yaml.py in cms-dev/cms): task.yaml, the
+// tests in input/inputN.txt and output/outputN.txt, subtasks from
+// gen/GEN, graders and headers in sol/, a comparator in check/ or cor/.
+// docket reads it into the same Problem as a Kattis package: a scoring
+// problem whose every test is judged (CMS never stops at a failure), its
+// subtasks groups under secret/, its score CMS's.
+
+// isCMSTask: the folder has task.yaml and no problem.yaml.
+func isCMSTask(dir string) bool {
+	_, errTask := os.Stat(filepath.Join(dir, "task.yaml"))
+	_, errKattis := os.Stat(filepath.Join(dir, "problem.yaml"))
+	return errTask == nil && os.IsNotExist(errKattis)
+}
+
+// cmsTask is task.yaml: the keys docket reads.
+type cmsTask struct {
+	Name            string    `yaml:"name"`
+	NomeBreve       string    `yaml:"nome_breve"`
+	Title           string    `yaml:"title"`
+	Nome            string    `yaml:"nome"`
+	TimeLimit       *float64  `yaml:"time_limit"`
+	Timeout         *float64  `yaml:"timeout"`
+	MemoryLimit     *int64    `yaml:"memory_limit"`
+	Memlimit        *int64    `yaml:"memlimit"`
+	Infile          *string   `yaml:"infile"`
+	Outfile         *string   `yaml:"outfile"`
+	NInput          *int      `yaml:"n_input"`
+	TotalValue      *float64  `yaml:"total_value"`
+	ScoreType       string    `yaml:"score_type"`
+	ScoreTypeParams yaml.Node `yaml:"score_type_parameters"`
+	OutputOnly      bool      `yaml:"output_only"`
+	OutputOnlyTests yaml.Node `yaml:"output_only_testcases"`
+	OutputOptional  yaml.Node `yaml:"output_optional_testcases"`
+	NumProcesses    *int      `yaml:"num_processes"`
+	UserIO          string    `yaml:"user_io"`
+}
+
+// cmsPolicyKeys are task.yaml keys about the contest's policy (tokens,
+// submission limits, scoring mode, statements, precision of the shown
+// score), which judging does not depend on: read and left to the
+// backend.
+var cmsPolicyKeys = map[string]bool{
+	"primary_language": true, "feedback_level": true, "score_mode": true, "version": true, "score_precision": true,
+	"max_submission_number": true, "max_user_test_number": true, "min_submission_interval": true,
+	"min_user_test_interval": true, "public_testcases": true, "risultati": true,
+	"token_mode": true, "token_max_number": true, "token_min_interval": true, "token_gen_initial": true,
+	"token_gen_number": true, "token_gen_interval": true, "token_gen_max": true, "token_initial": true,
+	"token_gen_time": true, "token_max": true, "token_total": true,
+}
+
+// readTaskYAML decodes task.yaml; a key that is neither read nor a
+// policy key is an error naming it.
+func (l *loader) readTaskYAML() *cmsTask {
+	y := &cmsTask{}
+	b, err := os.ReadFile(filepath.Join(l.dir, "task.yaml"))
+	if err != nil {
+		l.errorf("task.yaml: %v", err)
+		return y
+	}
+	var n yaml.Node
+	if err := yaml.Unmarshal(b, &n); err != nil {
+		l.errorf("task.yaml: %v", err)
+		return y
+	}
+	if len(n.Content) == 0 {
+		l.errorf("task.yaml: empty")
+		return y
+	}
+	root := n.Content[0]
+	if root.Kind != yaml.MappingNode {
+		l.errorf("task.yaml: not a mapping of keys")
+		return y
+	}
+	known := yamlFieldNames(reflect.TypeOf(*y))
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k := root.Content[i].Value; !known[k] && !cmsPolicyKeys[k] {
+			l.errorf("task.yaml line %d: unknown key %q", root.Content[i].Line, k)
+		}
+	}
+	if err := root.Decode(y); err != nil {
+		l.errorf("task.yaml: %v", err)
+	}
+	return y
+}
+
+// yamlFieldNames are the yaml keys of struct type t.
+func yamlFieldNames(t reflect.Type) map[string]bool {
+	out := map[string]bool{}
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		out[name] = true
+	}
+	return out
+}
+
+// loadCMS reads a CMS task folder into p.
+func (l *loader) loadCMS(p *Problem) {
+	y := l.readTaskYAML()
+	if len(l.errs) > 0 {
+		return
+	}
+	p.Kind = Scoring
+	p.CMSName = firstOf(y.Name, y.NomeBreve)
+	p.Name = firstOf(y.Title, y.Nome, p.CMSName)
+	if p.CMSName == "" {
+		l.errorf("task.yaml: name is missing (the task's short name, which names the submission's file)")
+	}
+	l.cmsLimits(p, y)
+	l.cmsRefuse(y)
+	st := l.cmsScoring(y)
+	if len(l.errs) > 0 {
+		return
+	}
+	tests := l.cmsTests(st.tests)
+	if len(l.errs) > 0 {
+		return
+	}
+	l.cmsGroups(p, st, tests)
+	l.cmsComparator(p)
+	l.cmsGraders(p)
+}
+
+func firstOf(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// cmsLimits reads time_limit (timeout), in seconds, and memory_limit
+// (memlimit), in MiB.
+func (l *loader) cmsLimits(p *Problem, y *cmsTask) {
+	for _, c := range []struct {
+		t   *float64
+		key string
+	}{{y.TimeLimit, "time_limit"}, {y.Timeout, "timeout"}} {
+		if c.t == nil || p.Limits.Time != 0 {
+			continue
+		}
+		d, err := seconds(*c.t)
+		if err != nil {
+			l.errorf("task.yaml %s: %v", c.key, err)
+			continue
+		}
+		p.Limits.Time, p.Limits.TimeSource = d, "task.yaml "+c.key
+	}
+	for _, m := range []*int64{y.MemoryLimit, y.Memlimit} {
+		if m == nil || p.Limits.MemoryMB != 0 {
+			continue
+		}
+		if *m <= 0 || *m > 1<<20 {
+			l.errorf("task.yaml memory_limit: %d MiB is not between 1 and 1048576", *m)
+			continue
+		}
+		p.Limits.MemoryMB = int(*m)
+	}
+}
+
+// cmsRefuse names what of a CMS task docket does not judge yet: a
+// load error each, never a task judged some other way.
+func (l *loader) cmsRefuse(y *cmsTask) {
+	if y.Infile == nil || *y.Infile != "" || y.Outfile == nil || *y.Outfile != "" {
+		l.errorf("task.yaml: input and output through files (infile %q, outfile %q; CMS's default is input.txt and output.txt) are not supported yet: set infile: \"\" and outfile: \"\" for stdin and stdout",
+			deref(y.Infile, "input.txt"), deref(y.Outfile, "output.txt"))
+	}
+	if y.OutputOnly {
+		l.errorf("task.yaml: output_only tasks are not supported yet")
+	}
+	if y.OutputOnlyTests.Value != "" || y.OutputOptional.Value != "" {
+		l.errorf("task.yaml: output_only_testcases and output_optional_testcases (BatchAndOutput) are not supported yet")
+	}
+	for _, m := range []string{"check/manager", "cor/manager"} {
+		if _, err := os.Lstat(filepath.Join(l.dir, m)); err == nil {
+			l.errorf("%s: Communication tasks are not supported yet", m)
+		}
+	}
+	for _, m := range []string{"check/manager.cpp", "cor/manager.cpp"} {
+		if _, err := os.Lstat(filepath.Join(l.dir, m)); err == nil {
+			l.errorf("%s: Communication tasks are not supported yet", m)
+		}
+	}
+}
+
+func deref(s *string, d string) string {
+	if s == nil {
+		return d
+	}
+	return *s
+}

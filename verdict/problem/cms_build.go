@@ -1,0 +1,197 @@
+package problem
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/docketjudge/docket/langs"
+)
+
+// cmsTests are the task's tests: input/input<i>.txt and
+// output/output<i>.txt for i below n, named by CMS's codenames (000).
+func (l *loader) cmsTests(n int) []*Test {
+	var tests []*Test
+	for i := 0; i < n; i++ {
+		in := l.cmsFile(fmt.Sprintf("input/input%d.txt", i))
+		ans := l.cmsFile(fmt.Sprintf("output/output%d.txt", i))
+		tests = append(tests, &Test{Name: fmt.Sprintf("%03d", i), In: in, Ans: ans})
+	}
+	return tests
+}
+
+// cmsFile is the path to read for rel, a regular file of the task (a
+// link resolved inside it), or "" with the error recorded.
+func (l *loader) cmsFile(rel string) string {
+	path, ok := l.regularFile(rel)
+	if !ok {
+		l.errorf("%s: missing (the task has it by its n_input or gen/GEN)", rel)
+	}
+	return path
+}
+
+// regularFile is the path to read for rel if it is a regular file of
+// the package or a link to one inside it (checkLinks resolved every
+// link).
+func (l *loader) regularFile(rel string) (string, bool) {
+	if full, ok := l.links[rel]; ok {
+		return full, true
+	}
+	path := filepath.Join(l.dir, rel)
+	st, err := os.Lstat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return "", false
+	}
+	return path, true
+}
+
+// cmsGroups puts the tests under secret/ and, for GroupMin, one group
+// per subtask (secret/subtask1, ...): a GroupMin subtask scores its
+// points times its least outcome (docket's min over its tests, each
+// worth the points), a Sum test its points times its outcome. Every
+// test is judged (on_reject: continue).
+func (l *loader) cmsGroups(p *Problem, st cmsScoring, tests []*Test) {
+	base := GroupConfig{OnReject: "continue", AcceptScore: 1, ValidatorFlags: p.ValidatorFlags}
+	secret := &Group{Name: "secret", Config: base}
+	p.Root = &Group{Config: base, Groups: []*Group{secret}}
+	if !st.groupMin {
+		secret.Config.AcceptScore = st.perTest
+		for _, t := range tests {
+			t.Name, t.Group = "secret/"+t.Name, secret
+			secret.Tests = append(secret.Tests, t)
+		}
+		p.Tests = secret.Tests
+		return
+	}
+	owner := make([]*Group, len(tests))
+	next := 0
+	for k, sub := range st.subtasks {
+		g := &Group{Name: fmt.Sprintf("secret/subtask%d", k+1), Config: base}
+		g.Config.AcceptScore, g.Config.GraderFlags = sub.points, []string{"min"}
+		secret.Groups = append(secret.Groups, g)
+		for i, t := range tests {
+			in := sub.pattern != nil && sub.pattern.MatchString(t.Name) || sub.pattern == nil && i >= next && i < next+sub.count
+			if !in {
+				continue
+			}
+			if owner[i] != nil {
+				l.errorf("test %s is in %s and %s: a test in several subtasks is not supported yet", t.Name, owner[i].Name, g.Name)
+				return
+			}
+			owner[i] = g
+		}
+		next += sub.count
+	}
+	for i, t := range tests {
+		if owner[i] == nil {
+			l.errorf("test %s is in no subtask (the subtasks' tests do not cover the task's %d)", t.Name, len(tests))
+			return
+		}
+		t.Name, t.Group = owner[i].Name+"/"+t.Name, owner[i]
+		owner[i].Tests = append(owner[i].Tests, t)
+	}
+	for _, g := range secret.Groups {
+		if len(g.Tests) == 0 {
+			l.errorf("%s has no test", g.Name)
+		}
+		p.Tests = append(p.Tests, g.Tests...)
+	}
+}
+
+// cmsComparator reads the comparator, check/checker.<ext> or
+// cor/correttore.<ext> (its source: docket compiles it; headers beside
+// it come along), in CMS's protocol. Without one, outputs are compared
+// by CMS's white-diff.
+func (l *loader) cmsComparator(p *Problem) {
+	for _, c := range []struct{ dir, name string }{{"check", "checker"}, {"cor", "correttore"}} {
+		prog, binary := l.cmsProgram(c.dir, c.name)
+		if binary {
+			l.errorf("%s/%s: a compiled comparator; docket builds comparators from their source: give %s/%s.cpp (or another language's)", c.dir, c.name, c.dir, c.name)
+			return
+		}
+		if prog != nil {
+			prog.Protocol = CMS
+			p.Checker = prog
+			return
+		}
+	}
+	p.ValidatorFlags = append(p.ValidatorFlags, "white_diff")
+	for _, g := range allGroups(p.Root) {
+		g.Config.ValidatorFlags = p.ValidatorFlags
+	}
+}
+
+// cmsProgram finds dir/name.<ext>, a source, with the headers of dir;
+// binary reports dir/name without an extension.
+func (l *loader) cmsProgram(dir, name string) (prog *Program, binary bool) {
+	entries, err := os.ReadDir(filepath.Join(l.dir, dir))
+	if err != nil {
+		return nil, false
+	}
+	var main string
+	var headers []string
+	for _, e := range entries {
+		n := e.Name()
+		switch {
+		case n == name:
+			binary = true
+		case strings.TrimSuffix(n, filepath.Ext(n)) == name && isSource(n) && !isHeader(n):
+			main = n
+		case isHeader(n):
+			headers = append(headers, n)
+		}
+	}
+	if main == "" {
+		return nil, binary
+	}
+	sort.Strings(headers)
+	return &Program{Dir: filepath.Join(l.dir, dir), Sources: append([]string{main}, headers...)}, false
+}
+
+// cmsGraderLangs maps sol/grader.<ext> to the language directory the
+// grader serves (an include directory: its family follows).
+var cmsGraderLangs = map[string]string{
+	".c": "c", ".cpp": "cpp", ".java": "java", ".py": "python3", ".pas": "pascal",
+	".cs": "csharp", ".hs": "haskell", ".php": "php", ".rs": "rust",
+}
+
+// cmsGraders reads sol/: each grader.<ext> is the main file of its
+// language's submissions, with the headers of sol/ (.h, lib.pas) beside
+// it: CMS's "grader" compilation.
+func (l *loader) cmsGraders(p *Problem) {
+	entries, err := os.ReadDir(filepath.Join(l.dir, "sol"))
+	if err != nil {
+		return
+	}
+	var headers []Include
+	graders := map[string]Include{}
+	for _, e := range entries {
+		n := e.Name()
+		path, ok := l.regularFile("sol/" + n)
+		if !ok || langs.ValidFileName(n) != nil {
+			continue // not a file a grader needs: a directory, a note
+		}
+		if lang, ok := cmsGraderLangs[filepath.Ext(n)]; ok && strings.TrimSuffix(n, filepath.Ext(n)) == "grader" {
+			graders[lang] = Include{Name: n, Path: path, Main: true}
+		} else if strings.HasSuffix(n, ".h") || strings.HasSuffix(n, "lib.pas") {
+			headers = append(headers, Include{Name: n, Path: path})
+		}
+	}
+	for lang, g := range graders {
+		if p.Includes == nil {
+			p.Includes = map[string][]Include{}
+		}
+		p.Includes[lang] = append([]Include{g}, headers...)
+	}
+}
+
+// allGroups is g and every group below it.
+func allGroups(g *Group) []*Group {
+	out := []*Group{g}
+	for _, c := range g.Groups {
+		out = append(out, allGroups(c)...)
+	}
+	return out
+}

@@ -1,0 +1,141 @@
+package problem
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// cmsScoring is a CMS task's score type, as its loader settles it: Sum
+// (each test worth perTest points) or GroupMin (each subtask worth its
+// points times the least outcome of its tests).
+type cmsScoring struct {
+	groupMin bool
+	perTest  float64
+	subtasks []cmsGroup
+	tests    int
+}
+
+// cmsGroup is one subtask: its points and its tests, by count
+// (consecutive) or by a pattern on their codenames (000, 001, ...).
+type cmsGroup struct {
+	points  float64
+	count   int
+	pattern *regexp.Regexp
+}
+
+// cmsScoring settles the score type as italy_yaml does: task.yaml's
+// score_type, score_type_parameters and n_input when it gives all
+// three; else gen/GEN's subtasks (GroupMin) or its tests (Sum of
+// total_value, default 100); else Sum over task.yaml's n_input.
+func (l *loader) cmsScoring(y *cmsTask) cmsScoring {
+	total := 100.0
+	if y.TotalValue != nil {
+		total = *y.TotalValue
+	}
+	if y.ScoreType != "" && y.ScoreTypeParams.Kind != 0 && y.NInput != nil {
+		return l.cmsExplicitScoring(y)
+	}
+	if y.ScoreType != "" || y.ScoreTypeParams.Kind != 0 {
+		l.errorf("task.yaml: score_type, score_type_parameters and n_input go together (CMS reads all three or none)")
+		return cmsScoring{}
+	}
+	b, err := os.ReadFile(filepath.Join(l.dir, "gen", "GEN"))
+	if err != nil {
+		if y.NInput == nil || *y.NInput <= 0 {
+			l.errorf("task.yaml: n_input is missing and there is no gen/GEN to count the tests")
+			return cmsScoring{}
+		}
+		return cmsScoring{perTest: total / float64(*y.NInput), tests: *y.NInput}
+	}
+	subtasks, n, err := parseGEN(b)
+	switch {
+	case err != nil:
+		l.errorf("%v", err)
+		return cmsScoring{}
+	case y.NInput != nil && *y.NInput != n:
+		l.errorf("task.yaml n_input is %d, gen/GEN has %d tests", *y.NInput, n)
+		return cmsScoring{}
+	case n == 0:
+		l.errorf("gen/GEN: no test")
+		return cmsScoring{}
+	case len(subtasks) == 0:
+		return cmsScoring{perTest: total / float64(n), tests: n}
+	}
+	st := cmsScoring{groupMin: true, tests: n}
+	sum := 0.0
+	for _, s := range subtasks {
+		st.subtasks = append(st.subtasks, cmsGroup{points: s.Points, count: s.Tests})
+		sum += s.Points
+	}
+	if sum != 100 {
+		l.errorf("gen/GEN: the subtasks' points add up to %g, not 100 (as CMS requires)", sum)
+	}
+	return st
+}
+
+// cmsExplicitScoring reads score_type and score_type_parameters.
+func (l *loader) cmsExplicitScoring(y *cmsTask) cmsScoring {
+	st := cmsScoring{tests: *y.NInput}
+	if st.tests <= 0 {
+		l.errorf("task.yaml n_input: %d is not a positive number of tests", st.tests)
+		return st
+	}
+	switch y.ScoreType {
+	case "Sum":
+		if err := y.ScoreTypeParams.Decode(&st.perTest); err != nil || !(st.perTest >= 0) {
+			l.errorf("task.yaml score_type_parameters: Sum takes one non-negative number, the points of each test")
+		}
+		return st
+	case "GroupMin":
+		st.groupMin = true
+	default:
+		l.errorf("task.yaml score_type: %q is not supported yet (Sum, GroupMin are)", y.ScoreType)
+		return st
+	}
+	var params [][]yaml.Node
+	if err := y.ScoreTypeParams.Decode(&params); err != nil {
+		l.errorf("task.yaml score_type_parameters: GroupMin takes a list of [points, tests], tests a count or a pattern of codenames: %v", err)
+		return st
+	}
+	for i, p := range params {
+		g, err := cmsGroupParam(p)
+		if err != nil {
+			l.errorf("task.yaml score_type_parameters[%d]: %v", i, err)
+			continue
+		}
+		st.subtasks = append(st.subtasks, g)
+	}
+	return st
+}
+
+// cmsGroupParam is one [points, tests] of a group score type.
+func cmsGroupParam(p []yaml.Node) (cmsGroup, error) {
+	var g cmsGroup
+	if len(p) != 2 {
+		return g, fmt.Errorf("want [points, tests], got %d items", len(p))
+	}
+	if err := p[0].Decode(&g.points); err != nil || !(g.points >= 0) {
+		return g, fmt.Errorf("points %q are not a non-negative number", p[0].Value)
+	}
+	if p[1].Tag == "!!int" {
+		n, err := strconv.Atoi(p[1].Value)
+		if err != nil || n <= 0 {
+			return g, fmt.Errorf("%q tests: want a positive count", p[1].Value)
+		}
+		g.count = n
+		return g, nil
+	}
+	// CMS matches the pattern with Python's re.match: at the codename's
+	// start; a test may match several subtasks.
+	re, err := regexp.Compile(`^(?:` + p[1].Value + `)`)
+	if err != nil {
+		return g, fmt.Errorf("pattern %q: %v", p[1].Value, err)
+	}
+	g.pattern = re
+	return g, nil
+}
