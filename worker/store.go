@@ -259,7 +259,7 @@ func (c *Cache) Get(ctx context.Context, js jetstream.JetStream, id, wantDigest 
 		return nil, err
 	}
 	if p := c.remembered(key); p != nil {
-		if _, err := os.Stat(filepath.Join(dir, "problem.yaml")); err == nil {
+		if problem.IsPackage(dir) {
 			touch(filepath.Join(c.Dir, key))
 			return p, nil
 		}

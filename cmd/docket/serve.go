@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/protocol"
+	"github.com/docketjudge/docket/verdict/problem"
 	"github.com/docketjudge/docket/worker"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -220,7 +221,7 @@ func pushAll(ctx context.Context, js jetstream.JetStream, dir string, log zerolo
 	}
 	for _, e := range entries {
 		pd := filepath.Join(dir, e.Name())
-		if !isPackageDir(pd) {
+		if !problem.IsPackage(pd) {
 			continue
 		}
 		p, _, err := worker.Push(ctx, js, pd)
@@ -230,15 +231,4 @@ func pushAll(ctx context.Context, js jetstream.JetStream, dir string, log zerolo
 		}
 		log.Info().Str("problem", p.ID).Int("tests", len(p.Tests)).Str("digest", p.Digest[:19]).Msg("problem pushed")
 	}
-}
-
-// isPackageDir: dir holds a problem package (problem.yaml) or a CMS task
-// folder (task.yaml).
-func isPackageDir(dir string) bool {
-	for _, f := range []string{"problem.yaml", "task.yaml"} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
-			return true
-		}
-	}
-	return false
 }

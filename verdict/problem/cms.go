@@ -17,6 +17,17 @@ import (
 // problem whose every test is judged (CMS never stops at a failure), its
 // subtasks groups under secret/, its score CMS's.
 
+// IsPackage reports whether dir holds a package Load reads: a
+// problem.yaml, or a CMS task's task.yaml.
+func IsPackage(dir string) bool {
+	for _, f := range []string{"problem.yaml", "task.yaml"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // isCMSTask: the folder has task.yaml and no problem.yaml.
 func isCMSTask(dir string) bool {
 	_, errTask := os.Stat(filepath.Join(dir, "task.yaml"))
