@@ -260,3 +260,27 @@ func TestWorkerLogsPackageWarnings(t *testing.T) {
 		t.Errorf("trusted_code warnings in the log, want one for kattis-checker:\n%s", strings.Join(warned, "\n"))
 	}
 }
+
+// A CMS task folder travels through the store as a package does: the
+// worker's copy loads as the same task (digest, name, graders, tests),
+// and a second Get finds it loaded.
+func TestPushCMSTaskThroughStore(t *testing.T) {
+	_, _, js := embeddedJS(t)
+	ctx := context.Background()
+	pushed, _, err := Push(ctx, js, "../problems/cms-plus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Cache{Dir: t.TempDir(), MaxBytes: 1 << 30}
+	got, err := c.Get(ctx, js, "cms-plus", pushed.Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Digest != pushed.Digest || got.CMSName != "plus" || len(got.Tests) != 5 || len(got.Includes["cpp"]) != 2 || got.Kind != problem.Scoring {
+		t.Fatalf("the worker's copy: %+v", got)
+	}
+	again, err := c.Get(ctx, js, "cms-plus", pushed.Digest)
+	if err != nil || again != got {
+		t.Errorf("second Get: %p %v, want the loaded %p", again, err, got)
+	}
+}
