@@ -79,3 +79,38 @@ func TestCMSSubmissionNamed(t *testing.T) {
 		t.Errorf("%s %g: %s %q", res.Verdict, res.Score, res.Error, res.Compile.Log)
 	}
 }
+
+// A CMS task's program reads input.txt and writes output.txt in its
+// working directory (CMS's default, infile and outfile): the input is
+// in the box, the output read back; no output file (printing to stdout
+// instead, or a link, which is never copied back) is WA with CMS's
+// message; infile alone leaves the output on stdout.
+func TestCMSFileIO(t *testing.T) {
+	j := testJudge(t)
+	files := map[string]string{"task.yaml": "name: f\nn_input: 1\n", "input/input0.txt": "2 3\n", "output/output0.txt": "5\n"}
+	p := loadPackage(t, files)
+	const readFile = "a, b = map(int, open('input.txt').read().split())\n"
+	for _, c := range []struct {
+		name, src string
+		verdict   Verdict
+		feedback  string
+	}{
+		{"files", readFile + "open('output.txt', 'w').write(str(a + b) + '\\n')\n", AC, ""},
+		{"stdout instead", readFile + "print(a + b)\n", WA, "Evaluation didn't produce file output.txt"},
+		{"a link", readFile + "import os\nos.symlink('/etc/passwd', 'output.txt')\n", WA, "Evaluation didn't produce file output.txt"},
+		{"stdin instead", "a, b = map(int, input().split())\nopen('output.txt', 'w').write(str(a + b))\n", RE, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := j.Judge(context.Background(), p, toSubmission("python3", map[string]string{"f.py": c.src}), Options{TimeLimit: 5 * time.Second})
+			if res.Verdict != c.verdict || len(res.Tests) != 1 || !strings.Contains(res.Tests[0].Feedback, c.feedback) {
+				t.Errorf("%s: %s %+v; want %s %q", c.name, res.Verdict, res.Tests, c.verdict, c.feedback)
+			}
+		})
+	}
+	files["task.yaml"] = "name: f\nn_input: 1\noutfile: \"\"\n"
+	p = loadPackage(t, files)
+	res := j.Judge(context.Background(), p, toSubmission("python3", map[string]string{"f.py": readFile + "print(a + b)\n"}), Options{TimeLimit: 5 * time.Second})
+	if res.Verdict != AC || res.Score != 100 {
+		t.Errorf("infile, stdout: %s %g %+v", res.Verdict, res.Score, res.Tests)
+	}
+}

@@ -29,7 +29,8 @@ const (
 // the judging writes in turn; the other kinds get a directory each.
 func (r *judging) test(ctx context.Context, t *problem.Test) TestResult {
 	tr := TestResult{Name: t.Name, Group: t.Group.Name, Score: 1}
-	if !r.p.MultiPass && !r.p.Interactive && r.p.TwoStep == nil && r.checker == nil {
+	fileIO := r.p.InputFile != "" || r.p.OutputFile != ""
+	if !r.p.MultiPass && !r.p.Interactive && r.p.TwoStep == nil && r.checker == nil && !fileIO {
 		return r.comparedTest(t, tr)
 	}
 	dir := filepath.Join(r.ws, fmt.Sprintf("t%d", r.stats.seq.Add(1)))
@@ -44,6 +45,8 @@ func (r *judging) test(ctx context.Context, t *problem.Test) TestResult {
 		return r.interactive(t, dir, tr)
 	case r.p.TwoStep != nil:
 		return r.twoStep(t, dir, tr)
+	case fileIO:
+		return r.fileIOTest(t, dir, tr)
 	}
 	return r.batchTest(t, filepath.Join(dir, "output"), dir, tr)
 }
@@ -94,17 +97,19 @@ func seTest(tr TestResult, err error) TestResult {
 // fresh box: a host directory box, which stays for the caller to read (a
 // two-step handoff), or with box "" one made from the program's directory
 // in the run's own space, with nothing on the host to make or remove.
-func (r *judging) runProgram(b *built, args []string, inPath, outPath, box string, stderr *stderrHead) (*sandbox.Result, error) {
+func (r *judging) runProgram(b *built, args []string, inPath, outPath, box string, stderr *stderrHead, setup ...func(box string) error) (*sandbox.Result, error) {
 	out, err := newOutput(outPath)
 	if err != nil {
 		return nil, err
 	}
 	defer out.Close()
-	return r.runProgramTo(b, args, inPath, out, box, stderr)
+	return r.runProgramTo(b, args, inPath, out, box, stderr, setup...)
 }
 
-// runProgramTo is runProgram with its output file made: out.
-func (r *judging) runProgramTo(b *built, args []string, inPath string, out *os.File, box string, stderr *stderrHead) (*sandbox.Result, error) {
+// runProgramTo is runProgram with its output file made: out. A host
+// box gets the program, then whatever setup puts there (a CMS task's
+// input file).
+func (r *judging) runProgramTo(b *built, args []string, inPath string, out *os.File, box string, stderr *stderrHead, setup ...func(box string) error) (*sandbox.Result, error) {
 	cmd := r.command()
 	if box == "" {
 		cmd.BoxFrom = b.dir
@@ -114,6 +119,11 @@ func (r *judging) runProgramTo(b *built, args []string, inPath string, out *os.F
 		}
 		if err := populate(box, b); err != nil {
 			return nil, err
+		}
+		for _, f := range setup {
+			if err := f(box); err != nil {
+				return nil, err
+			}
 		}
 		cmd.Box = box
 	}

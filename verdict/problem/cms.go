@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/docketjudge/docket/langs"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -129,6 +130,7 @@ func (l *loader) loadCMS(p *Problem) {
 		l.errorf("task.yaml: name is missing (the task's short name, which names the submission's file)")
 	}
 	l.cmsLimits(p, y)
+	l.cmsFiles(p, y)
 	l.cmsRefuse(y)
 	st := l.cmsScoring(y)
 	if len(l.errs) > 0 {
@@ -181,13 +183,27 @@ func (l *loader) cmsLimits(p *Problem, y *cmsTask) {
 	}
 }
 
+// cmsFiles reads infile and outfile: CMS's default is input.txt and
+// output.txt, "" is stdin and stdout. A name is one file of the box, by
+// the file name rule (it reaches the program's working directory).
+func (l *loader) cmsFiles(p *Problem, y *cmsTask) {
+	p.InputFile, p.OutputFile = deref(y.Infile, "input.txt"), deref(y.Outfile, "output.txt")
+	for key, name := range map[string]string{"infile": p.InputFile, "outfile": p.OutputFile} {
+		if name == "" {
+			continue
+		}
+		if err := langs.ValidFileName(name); err != nil {
+			l.errorf("task.yaml %s: %v", key, err)
+		}
+	}
+	if p.InputFile != "" && p.InputFile == p.OutputFile {
+		l.errorf("task.yaml: infile and outfile are both %q", p.InputFile)
+	}
+}
+
 // cmsRefuse names what of a CMS task docket does not judge yet: a
 // load error each, never a task judged some other way.
 func (l *loader) cmsRefuse(y *cmsTask) {
-	if y.Infile == nil || *y.Infile != "" || y.Outfile == nil || *y.Outfile != "" {
-		l.errorf("task.yaml: input and output through files (infile %q, outfile %q; CMS's default is input.txt and output.txt) are not supported yet: set infile: \"\" and outfile: \"\" for stdin and stdout",
-			deref(y.Infile, "input.txt"), deref(y.Outfile, "output.txt"))
-	}
 	if y.OutputOnly {
 		l.errorf("task.yaml: output_only tasks are not supported yet")
 	}

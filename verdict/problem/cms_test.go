@@ -130,7 +130,8 @@ func TestCMSRefused(t *testing.T) {
 		extra      map[string]string
 		want       string
 	}{
-		{"file io by default", "name: t\nn_input: 2\n", nil, "input and output through files (infile \"input.txt\""},
+		{"option-like infile", "name: t\ninfile: -x.txt\noutfile: \"\"\nn_input: 2\n", nil, `task.yaml infile: invalid file name "-x.txt"`},
+		{"one file both ways", "name: t\ninfile: io.txt\noutfile: io.txt\nn_input: 2\n", nil, `infile and outfile are both "io.txt"`},
 		{"output only", cmsStd + "output_only: true\n", nil, "output_only tasks are not supported yet"},
 		{"batch and output", cmsStd + "output_only_testcases: \"0\"\n", nil, "BatchAndOutput"},
 		{"communication", cmsStd, map[string]string{"check/manager.cpp": "int main(){}"}, "check/manager.cpp: Communication tasks are not supported yet"},
@@ -159,8 +160,12 @@ func TestCMSRefused(t *testing.T) {
 // in check/ in CMS's protocol, with its headers.
 func TestCMSScoreTypes(t *testing.T) {
 	p, err := Load(cmsTaskDir(t, cmsStd+"total_value: 50\n", 2, nil))
-	if err != nil || p.Root.Groups[0].Config.AcceptScore != 25 || len(p.Root.Groups[0].Tests) != 2 {
+	if err != nil || p.Root.Groups[0].Config.AcceptScore != 25 || len(p.Root.Groups[0].Tests) != 2 || p.InputFile != "" || p.OutputFile != "" {
 		t.Fatalf("Sum of total_value: %v", err)
+	}
+	p, err = Load(cmsTaskDir(t, "name: t\nn_input: 2\n", 2, nil))
+	if err != nil || p.InputFile != "input.txt" || p.OutputFile != "output.txt" {
+		t.Fatalf("CMS's default files: %v %+v", err, p)
 	}
 	p, err = Load(cmsTaskDir(t, cmsStd+"score_type: Sum\nscore_type_parameters: 7\n", 2, nil))
 	if err != nil || p.Root.Groups[0].Config.AcceptScore != 7 {

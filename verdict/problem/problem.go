@@ -104,6 +104,11 @@ type Problem struct {
 	// submission format names it, so that a grader includes or imports
 	// it. "" for a Kattis package.
 	CMSName string
+	// InputFile and OutputFile name the files in its working directory
+	// from which the program reads its input and into which it writes
+	// its output (a CMS task's infile and outfile); "" for stdin and
+	// stdout.
+	InputFile, OutputFile string
 	// Includes are include/<language>/'s files by directory name (a
 	// language id or alias, or IncludeDefault): added to every
 	// submission in that language (verdict resolves the names).
