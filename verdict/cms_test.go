@@ -63,6 +63,13 @@ func TestCMSComparator(t *testing.T) {
 			t.Errorf("%q: %s %g/%g, error %q, tests %+v; want %s %g, %q", c.src, res.Verdict, res.Score, res.MaxScore, res.Error, res.Tests, c.verdict, c.score, c.feedback)
 		}
 	}
+	// GroupMul: one subtask of both tests, each half right: 100 × ½ × ½.
+	files["task.yaml"] += "score_type: GroupMul\nscore_type_parameters: [[100, 2]]\n"
+	p = loadPackage(t, files)
+	res := j.Judge(context.Background(), p, toSubmission("python3", map[string]string{"neg.py": "print(abs(sum(map(int, input().split()))))\n"}), Options{TimeLimit: 5 * time.Second})
+	if res.Verdict != AC || res.Score != 25 || res.MaxScore != 100 {
+		t.Errorf("GroupMul: %s %g/%g %s", res.Verdict, res.Score, res.MaxScore, res.Error)
+	}
 }
 
 // The submission of a CMS task is named as its submission format names

@@ -599,10 +599,24 @@ func (r *judging) groupDone(gr GroupResult) {
 }
 
 // aggregate combines a group's per-test and per-subgroup scores (or
-// maxima) per its grader flags: the minimum with "min", else the sum.
+// maxima) per its grader flags: the minimum with "min", the product of
+// the fractions with "mul" (CMS's GroupMul), else the sum.
 func aggregate(g *problem.Group, xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
+	}
+	if g.Config.HasFlag("mul") {
+		// CMS's GroupMul (a CMS task's subtask, never a package's flag):
+		// its points times the product of its tests' outcomes, each test
+		// worth the points.
+		points, prod := g.Config.AcceptScore, 1.0
+		if points <= 0 {
+			return 0
+		}
+		for _, x := range xs {
+			prod *= x / points
+		}
+		return points * prod
 	}
 	if g.Config.HasFlag("min") {
 		m := xs[0]

@@ -56,7 +56,7 @@ func (l *loader) cmsGroups(p *Problem, st cmsScoring, tests []*Test) {
 	base := GroupConfig{OnReject: "continue", AcceptScore: 1, ValidatorFlags: p.ValidatorFlags}
 	secret := &Group{Name: "secret", Config: base}
 	p.Root = &Group{Config: base, Groups: []*Group{secret}}
-	if !st.groupMin {
+	if st.reduce == "" {
 		secret.Config.AcceptScore = st.perTest
 		for _, t := range tests {
 			t.Name, t.Group = "secret/"+t.Name, secret
@@ -69,11 +69,10 @@ func (l *loader) cmsGroups(p *Problem, st cmsScoring, tests []*Test) {
 	next := 0
 	for k, sub := range st.subtasks {
 		g := &Group{Name: fmt.Sprintf("secret/subtask%d", k+1), Config: base}
-		g.Config.AcceptScore, g.Config.GraderFlags = sub.points, []string{"min"}
+		g.Config.AcceptScore, g.Config.GraderFlags = sub.points, []string{st.reduce}
 		secret.Groups = append(secret.Groups, g)
 		for i, t := range tests {
-			in := sub.pattern != nil && sub.pattern.MatchString(t.Name) || sub.pattern == nil && i >= next && i < next+sub.count
-			if !in {
+			if !sub.has(t.Name, i, next) {
 				continue
 			}
 			if owner[i] != nil {
@@ -86,8 +85,8 @@ func (l *loader) cmsGroups(p *Problem, st cmsScoring, tests []*Test) {
 	}
 	for i, t := range tests {
 		if owner[i] == nil {
-			l.errorf("test %s is in no subtask (the subtasks' tests do not cover the task's %d)", t.Name, len(tests))
-			return
+			// In no subtask: judged, as CMS evaluates it, and worth nothing.
+			owner[i] = unscoredGroup(secret, base)
 		}
 		t.Name, t.Group = owner[i].Name+"/"+t.Name, owner[i]
 		owner[i].Tests = append(owner[i].Tests, t)
@@ -98,6 +97,19 @@ func (l *loader) cmsGroups(p *Problem, st cmsScoring, tests []*Test) {
 		}
 		p.Tests = append(p.Tests, g.Tests...)
 	}
+}
+
+// unscoredGroup is secret/unscored, the group of the tests in no
+// subtask, made on first use: worth nothing.
+func unscoredGroup(secret *Group, base GroupConfig) *Group {
+	last := secret.Groups[len(secret.Groups)-1]
+	if last.Name == "secret/unscored" {
+		return last
+	}
+	g := &Group{Name: "secret/unscored", Config: base}
+	g.Config.AcceptScore = 0
+	secret.Groups = append(secret.Groups, g)
+	return g
 }
 
 // cmsComparator reads the comparator, check/checker.<ext> or

@@ -11,21 +11,24 @@ import (
 )
 
 // cmsScoring is a CMS task's score type, as its loader settles it: Sum
-// (each test worth perTest points) or GroupMin (each subtask worth its
-// points times the least outcome of its tests).
+// (each test worth perTest points), or by subtasks, each worth its
+// points times the least outcome of its tests (GroupMin) or their
+// product (GroupMul): reduce is the aggregation, "min" or "mul".
 type cmsScoring struct {
-	groupMin bool
+	reduce   string
 	perTest  float64
 	subtasks []cmsGroup
 	tests    int
 }
 
 // cmsGroup is one subtask: its points and its tests, by count
-// (consecutive) or by a pattern on their codenames (000, 001, ...).
+// (consecutive), by a pattern on their codenames (000, 001, ...), or by
+// a list of codenames.
 type cmsGroup struct {
 	points  float64
 	count   int
 	pattern *regexp.Regexp
+	names   map[string]bool
 }
 
 // cmsScoring settles the score type as italy_yaml does: task.yaml's
@@ -66,7 +69,7 @@ func (l *loader) cmsScoring(y *cmsTask) cmsScoring {
 	case len(subtasks) == 0:
 		return cmsScoring{perTest: total / float64(n), tests: n}
 	}
-	st := cmsScoring{groupMin: true, tests: n}
+	st := cmsScoring{reduce: "min", tests: n}
 	sum := 0.0
 	for _, s := range subtasks {
 		st.subtasks = append(st.subtasks, cmsGroup{points: s.Points, count: s.Tests})
@@ -92,25 +95,54 @@ func (l *loader) cmsExplicitScoring(y *cmsTask) cmsScoring {
 		}
 		return st
 	case "GroupMin":
-		st.groupMin = true
+		st.reduce = "min"
+	case "GroupMul":
+		st.reduce = "mul"
 	default:
-		l.errorf("task.yaml score_type: %q is not supported yet (Sum, GroupMin are)", y.ScoreType)
+		l.errorf("task.yaml score_type: %q is not supported yet (Sum, GroupMin, GroupMul are)", y.ScoreType)
 		return st
 	}
 	var params [][]yaml.Node
 	if err := y.ScoreTypeParams.Decode(&params); err != nil {
-		l.errorf("task.yaml score_type_parameters: GroupMin takes a list of [points, tests], tests a count or a pattern of codenames: %v", err)
+		l.errorf("task.yaml score_type_parameters: %s takes a list of [points, tests], tests a count, a pattern of codenames or a list of them: %v", y.ScoreType, err)
 		return st
 	}
+	kinds := map[string]bool{}
 	for i, p := range params {
 		g, err := cmsGroupParam(p)
 		if err != nil {
 			l.errorf("task.yaml score_type_parameters[%d]: %v", i, err)
 			continue
 		}
+		kinds[g.kind()] = true
 		st.subtasks = append(st.subtasks, g)
 	}
+	if len(kinds) > 1 {
+		l.errorf("task.yaml score_type_parameters: the subtasks' tests are given in more than one way (counts, patterns, lists); CMS takes one")
+	}
 	return st
+}
+
+func (g cmsGroup) kind() string {
+	switch {
+	case g.pattern != nil:
+		return "pattern"
+	case g.names != nil:
+		return "list"
+	}
+	return "count"
+}
+
+// has reports whether the test with codename name, the i-th, is in g,
+// whose counted tests start at first.
+func (g cmsGroup) has(name string, i, first int) bool {
+	switch {
+	case g.pattern != nil:
+		return g.pattern.MatchString(name)
+	case g.names != nil:
+		return g.names[name]
+	}
+	return i >= first && i < first+g.count
 }
 
 // cmsGroupParam is one [points, tests] of a group score type.
@@ -121,6 +153,17 @@ func cmsGroupParam(p []yaml.Node) (cmsGroup, error) {
 	}
 	if err := p[0].Decode(&g.points); err != nil || !(g.points >= 0) {
 		return g, fmt.Errorf("points %q are not a non-negative number", p[0].Value)
+	}
+	if p[1].Kind == yaml.SequenceNode {
+		var names []string
+		if err := p[1].Decode(&names); err != nil || len(names) == 0 {
+			return g, fmt.Errorf("tests: want codenames (a list of strings)")
+		}
+		g.names = map[string]bool{}
+		for _, n := range names {
+			g.names[n] = true
+		}
+		return g, nil
 	}
 	if p[1].Tag == "!!int" {
 		n, err := strconv.Atoi(p[1].Value)

@@ -142,9 +142,10 @@ func TestCMSRefused(t *testing.T) {
 		{"missing output", "name: t\ninfile: \"\"\noutfile: \"\"\nn_input: 3\n", nil, "output/output2.txt: missing"},
 		{"binary checker", cmsStd, map[string]string{"check/checker": "\x7fELF"}, "a compiled comparator"},
 		{"score type", cmsStd + "score_type: GroupThreshold\nscore_type_parameters: [[100, 2, 0.5]]\n", nil, `score_type: "GroupThreshold" is not supported yet`},
+		{"mixed test kinds", cmsStd + "score_type: GroupMin\nscore_type_parameters: [[50, 1], [50, \"001\"]]\n", nil, "in more than one way"},
+		{"pattern matching nothing", cmsStd + "score_type: GroupMin\nscore_type_parameters: [[50, \"00[01]\"], [50, \"9\"]]\n", nil, "secret/subtask2 has no test"},
 		{"half a score type", cmsStd + "score_type: Sum\n", nil, "go together"},
 		{"overlapping patterns", cmsStd + "score_type: GroupMin\nscore_type_parameters: [[50, \"00.\"], [50, \"001\"]]\n", nil, "test 001 is in secret/subtask1 and secret/subtask2"},
-		{"uncovered test", cmsStd + "score_type: GroupMin\nscore_type_parameters: [[100, 1]]\n", nil, "test 001 is in no subtask"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Load(cmsTaskDir(t, c.yaml, 2, c.extra))
@@ -181,6 +182,21 @@ func TestCMSScoreTypes(t *testing.T) {
 	}
 	if c := p.Checker; c == nil || c.Protocol != CMS || strings.Join(c.Sources, " ") != "checker.cpp testlib.h" || len(p.ValidatorFlags) != 0 {
 		t.Errorf("comparator %+v, flags %v", c, p.ValidatorFlags)
+	}
+	// GroupMul by lists of codenames; a test in no subtask is judged and
+	// worth nothing, as in CMS.
+	p, err = Load(cmsTaskDir(t, "name: t\ninfile: \"\"\noutfile: \"\"\nn_input: 3\nscore_type: GroupMul\nscore_type_parameters: [[100, [\"000\", \"002\"]]]\n", 3, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, g := range p.Root.Groups[0].Groups {
+		for _, tc := range g.Tests {
+			got = append(got, fmt.Sprintf("%s %g %v", tc.Name, g.Config.AcceptScore, g.Config.GraderFlags))
+		}
+	}
+	if strings.Join(got, ", ") != "secret/subtask1/000 100 [mul], secret/subtask1/002 100 [mul], secret/unscored/001 0 []" {
+		t.Errorf("GroupMul by lists: %v", got)
 	}
 }
 
