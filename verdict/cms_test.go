@@ -121,3 +121,38 @@ func TestCMSFileIO(t *testing.T) {
 		t.Errorf("infile, stdout: %s %g %+v", res.Verdict, res.Score, res.Tests)
 	}
 }
+
+// A test in several subtasks (CMS's patterns allow it, TPS tasks do it
+// all the time) is judged once and counted in each: test 001 is in both
+// subtasks, the runs are the compile check and two tests, and a wrong
+// 001 costs both subtasks.
+func TestCMSTestInSeveralSubtasks(t *testing.T) {
+	j := testJudge(t)
+	p := loadPackage(t, map[string]string{
+		"task.yaml":          "name: s\ninfile: \"\"\noutfile: \"\"\nn_input: 2\nscore_type: GroupMin\nscore_type_parameters: [[40, \"000|001\"], [60, \"001\"]]\n",
+		"input/input0.txt":   "1 1\n",
+		"output/output0.txt": "2\n",
+		"input/input1.txt":   "1000 1000\n",
+		"output/output1.txt": "2000\n",
+	})
+	for _, c := range []struct {
+		src    string
+		score  float64
+		groups string
+	}{
+		{plainPython, 100, "secret/subtask1 40/40, secret/subtask2 60/60"},
+		{"a, b = map(int, input().split())\nprint(a + b if a < 10 else 0)\n", 0, "secret/subtask1 0/40, secret/subtask2 0/60"},
+	} {
+		var timing Timing
+		res := j.Judge(context.Background(), p, toSubmission("python3", map[string]string{"s.py": c.src}), Options{TimeLimit: 5 * time.Second, Timing: &timing})
+		var groups []string
+		for _, g := range res.Groups {
+			if strings.HasPrefix(g.Name, "secret/") {
+				groups = append(groups, fmt.Sprintf("%s %g/%g", g.Name, g.Score, g.MaxScore))
+			}
+		}
+		if res.Score != c.score || strings.Join(groups, ", ") != c.groups || len(res.Tests) != 3 || timing.Runs != 3 {
+			t.Errorf("%s %g, groups %v, %d tests, %d runs; want %g, %s, 3 tests (001 twice), 3 runs", res.Verdict, res.Score, groups, len(res.Tests), timing.Runs, c.score, c.groups)
+		}
+	}
+}

@@ -276,6 +276,9 @@ type judging struct {
 	grader      *built
 	// graderFailed: the custom grader failed on a group (the result is SE)
 	graderFailed bool
+	// judgedKeys are the results of the tests judged so far that have a
+	// Key, for the same test in another group.
+	judgedKeys map[string]TestResult
 	// ctx is the judging's: every sandbox run of it is killed when it
 	// ends (a judging is one submission, as an http.Request is one request).
 	ctx context.Context
@@ -500,10 +503,23 @@ type groupTally struct {
 func (r *judging) groupTest(ctx context.Context, g *problem.Group, t *problem.Test, rejected bool) (TestResult, bool) {
 	var tr TestResult
 	breakGroup := rejected && g.Config.OnReject != "continue" && !(r.p.Kind == problem.PassFail && r.opt.RunAll)
-	if r.stopped || breakGroup {
+	prev, judged := r.judgedKeys[t.Key]
+	switch {
+	case r.stopped || breakGroup:
 		tr = TestResult{Name: t.Name, Group: g.Name, Verdict: SK, VerdictSource: SourceJudge}
-	} else if tr = r.testFn(ctx, t); ctx.Err() != nil {
-		return tr, false
+	case judged && t.Key != "":
+		tr = prev // the same test, judged in another group
+		tr.Name, tr.Group = t.Name, g.Name
+	default:
+		if tr = r.testFn(ctx, t); ctx.Err() != nil {
+			return tr, false
+		}
+		if t.Key != "" {
+			if r.judgedKeys == nil {
+				r.judgedKeys = map[string]TestResult{}
+			}
+			r.judgedKeys[t.Key] = tr
+		}
 	}
 	// Here, where every test result passes, not in each kind of test:
 	// a test built anywhere else (two-step, interactive) cannot miss it.

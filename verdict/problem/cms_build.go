@@ -65,31 +65,28 @@ func (l *loader) cmsGroups(p *Problem, st cmsScoring, tests []*Test) {
 		p.Tests = secret.Tests
 		return
 	}
-	owner := make([]*Group, len(tests))
+	inSome := make([]bool, len(tests))
 	next := 0
 	for k, sub := range st.subtasks {
 		g := &Group{Name: fmt.Sprintf("secret/subtask%d", k+1), Config: base}
 		g.Config.AcceptScore, g.Config.GraderFlags = sub.points, []string{st.reduce}
 		secret.Groups = append(secret.Groups, g)
 		for i, t := range tests {
-			if !sub.has(t.Name, i, next) {
-				continue
+			if sub.has(t.Name, i, next) {
+				// A test in several subtasks is one test (its Key),
+				// judged once and counted in each, as CMS does.
+				inSome[i] = true
+				g.Tests = append(g.Tests, &Test{Name: g.Name + "/" + t.Name, Group: g, In: t.In, Ans: t.Ans, Key: t.Name})
 			}
-			if owner[i] != nil {
-				l.errorf("test %s is in %s and %s: a test in several subtasks is not supported yet", t.Name, owner[i].Name, g.Name)
-				return
-			}
-			owner[i] = g
 		}
 		next += sub.count
 	}
 	for i, t := range tests {
-		if owner[i] == nil {
+		if !inSome[i] {
 			// In no subtask: judged, as CMS evaluates it, and worth nothing.
-			owner[i] = unscoredGroup(secret, base)
+			g := unscoredGroup(secret, base)
+			g.Tests = append(g.Tests, &Test{Name: g.Name + "/" + t.Name, Group: g, In: t.In, Ans: t.Ans, Key: t.Name})
 		}
-		t.Name, t.Group = owner[i].Name+"/"+t.Name, owner[i]
-		owner[i].Tests = append(owner[i].Tests, t)
 	}
 	for _, g := range secret.Groups {
 		if len(g.Tests) == 0 {

@@ -151,6 +151,10 @@ type Test struct {
 	Group *Group
 	In    string // path
 	Ans   string // path ("" for an interactive test without .ans)
+	// Key, when set, is the test's identity across groups: tests of the
+	// same Key are one test in several groups (a CMS test in several
+	// subtasks), judged once, its result counted in each.
+	Key string
 }
 
 // LoadError is an invalid package; Errors lists every problem found.
