@@ -22,9 +22,10 @@ import (
 func TestExampleSubmissions(t *testing.T) {
 	sb := testSandbox(t)
 	dirs, err := filepath.Glob("../problems/*/problem.yaml")
-	cms, _ := filepath.Glob("../problems/*/task.yaml") // CMS task folders
-	if dirs = append(dirs, cms...); err != nil || len(dirs) == 0 || len(cms) == 0 {
-		t.Fatalf("no example problems, or no CMS task, under ../problems: %v", err)
+	cms, _ := filepath.Glob("../problems/*/task.yaml")    // CMS task folders
+	tps, _ := filepath.Glob("../problems/*/problem.json") // TPS task folders
+	if dirs = append(append(dirs, cms...), tps...); err != nil || len(dirs) == 0 || len(cms) == 0 || len(tps) == 0 {
+		t.Fatalf("no example problems, or no CMS or TPS task, under ../problems: %v", err)
 	}
 	for _, y := range dirs {
 		dir := filepath.Dir(y)

@@ -14,6 +14,15 @@ var expectedVerdicts = map[string]Verdict{
 	"compile_error":         CE,
 	"presentation_error":    PE,
 	"partially_accepted":    AC, // with a score strictly between 0 and the maximum
+	// A TPS task's solutions/<category>/.
+	"model_solution":     AC,
+	"correct":            AC,
+	"partially_correct":  AC, // as partially_accepted
+	"incorrect":          WA,
+	"time_limit":         TLE,
+	"runtime_error":      RE,
+	"memory_limit":       MLE,
+	"protocol_violation": WA, // a grader that finds a violation scores 0
 }
 
 // ExpectedVerdict is the verdict the submissions/ directory dir
@@ -43,9 +52,9 @@ func MeetsExpectation(res *Result, kind problem.Kind, dir string) bool {
 	}
 	partial := res.Verdict == AC && res.Score > 0 && res.Score < res.MaxScore
 	switch dir {
-	case "partially_accepted":
+	case "partially_accepted", "partially_correct":
 		return partial
-	case "accepted":
+	case "accepted", "model_solution", "correct":
 		return res.Verdict == AC && (kind != problem.Scoring || res.Score == res.MaxScore)
 	}
 	if res.Verdict == want {

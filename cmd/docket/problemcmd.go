@@ -72,7 +72,9 @@ func runProblemCheck(args []string) int {
 		about: "Loads the package in DIR, builds its checker and interactor, and judges every program under\n" +
 			"DIR/submissions/<expected>/, where <expected> is one of accepted, wrong_answer, time_limit_exceeded,\n" +
 			"run_time_error, memory_limit_exceeded, output_limit_exceeded, compile_error, presentation_error,\n" +
-			"partially_accepted. Each step is shown on stderr. Exit: 0 every program got its expected verdict,\n" +
+			"partially_accepted (a TPS task: DIR/solutions/<category>/, model_solution, correct, incorrect,\n" +
+			"partially_correct, time_limit, runtime_error, memory_limit, protocol_violation).\n" +
+			"Each step is shown on stderr. Exit: 0 every program got its expected verdict,\n" +
 			"1 one did not, or the package does not load or has no submissions/, 2 usage, 3 host error.\n" +
 			"The package's warnings (its trusted programs, statements linked out of it) go to stderr (--quiet: not).",
 		example: "docket problem check problems/aplusb",

@@ -19,9 +19,9 @@ import (
 // subtasks groups under secret/, its score CMS's.
 
 // IsPackage reports whether dir holds a package Load reads: a
-// problem.yaml, or a CMS task's task.yaml.
+// problem.yaml, a CMS task's task.yaml or a TPS task's problem.json.
 func IsPackage(dir string) bool {
-	for _, f := range []string{"problem.yaml", "task.yaml"} {
+	for _, f := range []string{"problem.yaml", "task.yaml", "problem.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			return true
 		}

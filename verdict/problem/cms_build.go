@@ -126,6 +126,11 @@ func (l *loader) cmsComparator(p *Problem) {
 			return
 		}
 	}
+	l.useWhiteDiff(p)
+}
+
+// useWhiteDiff compares every test's output by CMS's white-diff.
+func (l *loader) useWhiteDiff(p *Problem) {
 	p.ValidatorFlags = append(p.ValidatorFlags, "white_diff")
 	for _, g := range allGroups(p.Root) {
 		g.Config.ValidatorFlags = p.ValidatorFlags
@@ -166,11 +171,14 @@ var cmsGraderLangs = map[string]string{
 	".cs": "csharp", ".hs": "haskell", ".php": "php", ".rs": "rust",
 }
 
-// cmsGraders reads sol/: each grader.<ext> is the main file of its
-// language's submissions, with the headers of sol/ (.h, lib.pas) beside
-// it: CMS's "grader" compilation.
-func (l *loader) cmsGraders(p *Problem) {
-	entries, err := os.ReadDir(filepath.Join(l.dir, "sol"))
+// cmsGraders reads sol/ (graderDir).
+func (l *loader) cmsGraders(p *Problem) { l.graderDir(p, "sol") }
+
+// graderDir reads a task's graders: each grader.<ext> of dir is the main
+// file of its language's submissions, with the headers of dir (.h,
+// lib.pas) beside it: CMS's "grader" compilation.
+func (l *loader) graderDir(p *Problem, dir string) {
+	entries, err := os.ReadDir(filepath.Join(l.dir, dir))
 	if err != nil {
 		return
 	}
@@ -178,7 +186,7 @@ func (l *loader) cmsGraders(p *Problem) {
 	graders := map[string]Include{}
 	for _, e := range entries {
 		n := e.Name()
-		path, ok := l.regularFile("sol/" + n)
+		path, ok := l.regularFile(dir + "/" + n)
 		if !ok || langs.ValidFileName(n) != nil {
 			continue // not a file a grader needs: a directory, a note
 		}

@@ -16,11 +16,15 @@ type ExampleSubmission struct {
 	Path   string // the file or directory
 }
 
-// ExampleSubmissions lists the programs under dir/submissions/<expected>/,
+// ExampleSubmissions lists the programs under dir/submissions/<expected>/
+// (a TPS task's solutions/<category>/ when it has no submissions/),
 // sorted by Rel; hidden files and notes (.md) are not programs. An error
 // wraps fs.ErrNotExist when the package has no submissions/.
 func ExampleSubmissions(dir string) ([]ExampleSubmission, error) {
 	root := filepath.Join(dir, "submissions")
+	if _, err := os.Stat(root); os.IsNotExist(err) && isTPSTask(dir) {
+		root = filepath.Join(dir, "solutions") // a TPS task's: solutions/<category>/
+	}
 	dirs, err := os.ReadDir(root)
 	if err != nil {
 		return nil, err

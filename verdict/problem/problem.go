@@ -214,9 +214,12 @@ func (l *loader) load() *Problem {
 	if l.links = l.checkLinks(); len(l.errs) > 0 {
 		return p
 	}
-	if isCMSTask(l.dir) {
+	switch {
+	case isCMSTask(l.dir):
 		l.loadCMS(p)
-	} else {
+	case isTPSTask(l.dir):
+		l.loadTPS(p)
+	default:
 		l.loadKattis(p)
 	}
 	if len(l.errs) == 0 {

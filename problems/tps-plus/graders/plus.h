@@ -1,0 +1,1 @@
+long long sum(long long a, long long b);

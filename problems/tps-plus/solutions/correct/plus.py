@@ -1,0 +1,2 @@
+def sum(a, b):
+    return a + b

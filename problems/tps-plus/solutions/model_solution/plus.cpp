@@ -1,0 +1,4 @@
+// The reference solution.
+#include "plus.h"
+
+long long sum(long long a, long long b) { return a + b; }

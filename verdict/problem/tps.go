@@ -1,0 +1,201 @@
+package problem
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/docketjudge/docket/langs"
+)
+
+// A TPS task folder, the format IOI has used since 2017, as CMS's TPS
+// loader reads it (cmscontrib/loaders/tps.py in cms-dev/cms):
+// problem.json, tests/<codename>.in and .out, subtasks/*.json, graders/
+// and checker/checker.cpp. It reads into the same Problem as a CMS task
+// folder (cms.go), with the same score types and comparator protocol.
+
+// isTPSTask: the folder has problem.json and neither problem.yaml nor
+// task.yaml.
+func isTPSTask(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "problem.json"))
+	return err == nil && !isCMSTask(dir) && os.IsNotExist(statErr(filepath.Join(dir, "problem.yaml")))
+}
+
+func statErr(p string) error { _, err := os.Stat(p); return err }
+
+// tpsTask is problem.json: the keys docket reads. TPS tools write more
+// (has_grader, description, ...), which describe the folder docket reads
+// anyway and are left alone.
+type tpsTask struct {
+	Code           string          `json:"code"`
+	Name           string          `json:"name"`
+	TimeLimit      *float64        `json:"time_limit"`
+	MemoryLimit    *int64          `json:"memory_limit"`
+	TaskType       string          `json:"task_type"`
+	TaskTypeParams json.RawMessage `json:"task_type_params"`
+	HasManager     bool            `json:"has_manager"`
+}
+
+// tpsSubtask is subtasks/<name>.json.
+type tpsSubtask struct {
+	Score          *float64 `json:"score"`
+	Testcases      []string `json:"testcases"`
+	OutputOnly     bool     `json:"output_only"`
+	OutputOptional bool     `json:"output_optional"`
+}
+
+func (l *loader) loadTPS(p *Problem) {
+	var y tpsTask
+	b, err := os.ReadFile(filepath.Join(l.dir, "problem.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &y)
+	}
+	if err != nil {
+		l.errorf("problem.json: %v", err)
+		return
+	}
+	p.Kind, p.CMSName, p.Name = Scoring, y.Code, firstOf(y.Name, y.Code)
+	if y.Code == "" {
+		l.errorf("problem.json: code is missing (the task's short name, which names the submission's file)")
+	}
+	l.cmsLimits(p, &cmsTask{TimeLimit: y.TimeLimit, MemoryLimit: y.MemoryLimit})
+	if p.Limits.TimeSource != "" {
+		p.Limits.TimeSource = "problem.json time_limit"
+	}
+	for _, m := range []string{"graders/manager.cpp", "graders/manager"} {
+		if _, err := os.Lstat(filepath.Join(l.dir, m)); err == nil {
+			l.errorf("%s: Communication tasks are not supported yet", m)
+		}
+	}
+	params := l.tpsParams(y)
+	p.InputFile, p.OutputFile = params["task_type_parameters_Batch_io_0_inputfile"], params["task_type_parameters_Batch_io_1_outputfile"]
+	codenames := l.tpsCodenames()
+	st := l.tpsScoring(codenames)
+	if len(l.errs) > 0 {
+		return
+	}
+	var tests []*Test
+	for _, c := range codenames {
+		tests = append(tests, &Test{Name: c, In: l.cmsFile("tests/" + c + ".in"), Ans: l.cmsFile("tests/" + c + ".out")})
+	}
+	if len(l.errs) > 0 {
+		return
+	}
+	l.cmsGroups(p, st, tests)
+	l.tpsChecker(p)
+	if params["task_type_parameters_Batch_compilation"] != "alone" {
+		l.graderDir(p, "graders")
+	}
+}
+
+// tpsParams reads task_type and task_type_params (a JSON object, or a
+// string holding one, as TPS writes it); only Batch tasks are judged.
+func (l *loader) tpsParams(y tpsTask) map[string]string {
+	tt := y.TaskType
+	if tt != "" {
+		tt = strings.ToUpper(tt[:1]) + tt[1:]
+	}
+	if tt != "Batch" || y.HasManager {
+		l.errorf("problem.json task_type %q: only Batch tasks are supported yet (Communication, OutputOnly, BatchAndOutput and TwoSteps are not)", y.TaskType)
+		return nil
+	}
+	raw := y.TaskTypeParams
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		raw = json.RawMessage(s)
+	}
+	params := map[string]string{}
+	if len(raw) > 0 && string(raw) != "null" && string(raw) != `""` {
+		if err := json.Unmarshal(raw, &params); err != nil {
+			l.errorf("problem.json task_type_params: %v", err)
+		}
+	}
+	for _, k := range []string{"task_type_parameters_Batch_io_0_inputfile", "task_type_parameters_Batch_io_1_outputfile"} {
+		if params[k] != "" {
+			if err := langs.ValidFileName(params[k]); err != nil {
+				l.errorf("problem.json task_type_params %s: %v", k, err)
+			}
+		}
+	}
+	return params
+}
+
+// tpsCodenames are the tests: tests/<codename>.in, sorted.
+func (l *loader) tpsCodenames() []string {
+	entries, err := os.ReadDir(filepath.Join(l.dir, "tests"))
+	if err != nil {
+		l.errorf("tests/: %v", err)
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if c, ok := strings.CutSuffix(e.Name(), ".in"); ok {
+			out = append(out, c)
+		}
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		l.errorf("tests/: no test (<codename>.in and .out)")
+	}
+	return out
+}
+
+// tpsScoring reads subtasks/*.json, in file name order: each subtask's
+// score and tests by codename (GroupMin); no subtasks is Sum, 100
+// shared by the tests.
+func (l *loader) tpsScoring(codenames []string) cmsScoring {
+	st := cmsScoring{tests: len(codenames)}
+	files, _ := filepath.Glob(filepath.Join(l.dir, "subtasks", "*.json"))
+	sort.Strings(files)
+	if len(files) == 0 {
+		if len(codenames) > 0 {
+			st.perTest = 100 / float64(len(codenames))
+		}
+		return st
+	}
+	st.reduce = "min"
+	known := map[string]bool{}
+	for _, c := range codenames {
+		known[c] = true
+	}
+	for _, f := range files {
+		rel := "subtasks/" + filepath.Base(f)
+		var s tpsSubtask
+		b, err := os.ReadFile(f)
+		if err == nil {
+			err = json.Unmarshal(b, &s)
+		}
+		switch {
+		case err != nil:
+			l.errorf("%s: %v", rel, err)
+		case s.Score == nil || !(*s.Score >= 0):
+			l.errorf("%s: score is missing or negative", rel)
+		case s.OutputOnly || s.OutputOptional:
+			l.errorf("%s: output_only and output_optional subtasks (BatchAndOutput) are not supported yet", rel)
+		default:
+			g := cmsGroup{points: *s.Score, names: map[string]bool{}}
+			for _, c := range s.Testcases {
+				if !known[c] {
+					l.errorf("%s: test %q is not in tests/", rel, c)
+				}
+				g.names[c] = true
+			}
+			st.subtasks = append(st.subtasks, g)
+		}
+	}
+	return st
+}
+
+// tpsChecker reads checker/checker.cpp, a comparator in CMS's protocol
+// (TPS's testlib prints it), with the headers of checker/; without it,
+// white-diff.
+func (l *loader) tpsChecker(p *Problem) {
+	if prog, _ := l.cmsProgram("checker", "checker"); prog != nil {
+		prog.Protocol = CMS
+		p.Checker = prog
+		return
+	}
+	l.useWhiteDiff(p)
+}
