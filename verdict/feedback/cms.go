@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // CMS is what a CMS comparator or manager reports (cms/grading/steps/
@@ -51,7 +50,7 @@ func ParseCMS(stdout, stderr []byte) (CMS, error) {
 	word := strings.TrimSpace(string(first))
 	v, err := strconv.ParseFloat(word, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return CMS{}, fmt.Errorf("the outcome %q on the first line of stdout is not a number", clip(word, 64))
+		return CMS{}, fmt.Errorf("the outcome %q on the first line of stdout is not a number", cutUTF8(word, 64))
 	}
 	if v < 0 || v > 1 {
 		return CMS{}, fmt.Errorf("the outcome %v is outside [0, 1]", v)
@@ -70,17 +69,6 @@ func ParseCMS(stdout, stderr []byte) (CMS, error) {
 			admin = append(admin, strings.TrimSpace(a))
 		}
 	}
-	c.Text, c.Admin = clip(c.Text, 4<<10), clip(strings.Join(admin, " "), 4<<10)
+	c.Text, c.Admin = cutUTF8(c.Text, 4<<10), cutUTF8(strings.Join(admin, " "), 4<<10)
 	return c, nil
-}
-
-// clip cuts s to at most n bytes at a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
