@@ -53,7 +53,7 @@ func runServe(args []string) int {
 		example: "docket serve --workers 2",
 	})
 	data := fs.String("data", se.DataDir, "JetStream data directory")
-	problems := fs.String("problems", "./problems", "directory of problem packages pushed at start (each subdirectory with a problem.yaml, or a CMS task's task.yaml)")
+	problems := fs.String("problems", "./problems", "directory of problem packages pushed at start (each subdirectory with a problem.yaml, or a CMS or TPS task folder's task.yaml or problem.json)")
 	workers := fs.Int("workers", 1, "in-process workers (0 allowed)")
 	feedback := fs.String("feedback-policy", "", feedbackFlag)
 	if code, ok := parseArgs(fs, args); !ok {
