@@ -20,8 +20,12 @@ import (
 // are the group's grader_flags; it prints "VERDICT SCORE" and exits 0.
 // Verdicts are Kattis's: AC, WA, TLE, RTE, MLE, OLE, JE.
 
-// graderVerdicts maps docket's verdicts onto a grader's.
-var graderVerdicts = map[Verdict]string{AC: "AC", WA: "WA", PE: "WA", TLE: "TLE", RE: "RTE", MLE: "MLE", OLE: "OLE", SE: "JE"}
+// graderVerdicts maps docket's verdicts onto a grader's, and
+// fromGrader a grader's back onto docket's.
+var (
+	graderVerdicts = map[Verdict]string{AC: "AC", WA: "WA", PE: "WA", TLE: "TLE", RE: "RTE", MLE: "MLE", OLE: "OLE", SE: "JE"}
+	fromGrader     = map[string]Verdict{"AC": AC, "WA": WA, "TLE": TLE, "RTE": RE, "MLE": MLE, "OLE": OLE, "JE": SE}
+)
 
 // graderOutput is what a grader must print (problemtools' pattern).
 var graderOutput = regexp.MustCompile(`^(AC|WA|TLE|RTE|MLE|OLE|JE)\s+(-?[0-9.]+)\s*$`)
@@ -72,14 +76,13 @@ func (r *judging) runGrader(g *problem.Group, results []string) (float64, Verdic
 		return 0, SE, err
 	}
 	var stdout, stderr bytes.Buffer
-	cmd := r.command()
-	cmd.Trusted = true
-	cmd.Box, cmd.Env, cmd.Binds = box, r.grader.lang.Env, binds(r.grader.lang)
+	cmd := r.trustedCommand(r.grader, box)
 	cmd.Stdin = strings.NewReader(strings.Join(results, "\n") + "\n")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.Limits = r.checkerLimits()
 	cmd.Args = r.grader.command(checkerMemoryMB, g.Config.GraderFlags...)
-	res, err := cmd.Run()
+	var res *sandbox.Result
+	var err error
+	r.timed(func() { res, err = cmd.Run() })
 	if err != nil {
 		return 0, SE, err
 	}
@@ -94,19 +97,8 @@ func (r *judging) runGrader(g *problem.Group, results []string) (float64, Verdic
 	if err != nil {
 		return 0, SE, fmt.Errorf("score %q: %v", m[2], err)
 	}
-	for v, gv := range graderVerdicts {
-		if gv == m[1] && v != PE {
-			return score, v, nil
-		}
-	}
-	return 0, SE, fmt.Errorf("verdict %s", m[1])
+	return score, fromGrader[m[1]], nil // graderOutput admits its keys only
 }
 
 // oneLineOf is s cut to one short line, for an error message.
-func oneLineOf(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return s
-}
+func oneLineOf(s string) string { return truncate(strings.Join(strings.Fields(s), " "), 200) }

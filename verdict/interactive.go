@@ -75,17 +75,13 @@ func (r *judging) interactivePass(t *problem.Test, in, sbox, ibox string, tr Tes
 	sub.Limits = r.runLimits(r.prog)
 
 	var istderr bytes.Buffer
-	inter := r.command()
-	inter.Trusted = true
-	inter.Box, inter.Env, inter.Binds = ibox, r.interactor.lang.Env, binds(r.interactor.lang)
+	inter := r.trustedCommand(r.interactor, ibox)
 	inter.Stderr = &istderr
-	lim := r.checkerLimits()
 	// The interactor waits for the submission: its wall time must cover
 	// the submission's.
-	if w := sub.Limits.WallTime + 2*time1s; lim.WallTime < w {
-		lim.WallTime = w
+	if w := sub.Limits.WallTime + 2*time1s; inter.Limits.WallTime < w {
+		inter.Limits.WallTime = w
 	}
-	inter.Limits = lim
 	if kattis {
 		inter.Args = r.interactor.command(checkerMemoryMB, append([]string{"input", "answer", "feedback/"}, t.Group.Config.ValidatorFlags...)...)
 	} else {

@@ -102,11 +102,8 @@ func (r *judging) validatePass(t *problem.Test, in, out, vbox string, tr TestRes
 	}
 	defer team.Close()
 	var stdout, stderr bytes.Buffer
-	cmd := r.command()
-	cmd.Trusted = true
-	cmd.Box, cmd.Env, cmd.Binds = vbox, r.checker.lang.Env, binds(r.checker.lang)
+	cmd := r.trustedCommand(r.checker, vbox)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = team, &stdout, &stderr
-	cmd.Limits = r.checkerLimits()
 	cmd.Args = r.checker.command(checkerMemoryMB, append([]string{"input", "answer", "feedback/"}, t.Group.Config.ValidatorFlags...)...)
 	var res *sandbox.Result
 	r.timed(func() { res, err = cmd.Run() })

@@ -229,11 +229,8 @@ func (r *judging) check(t *problem.Test, dir, out string, tr TestResult) TestRes
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	cmd := r.command()
-	cmd.Trusted = true
-	cmd.Box, cmd.Env, cmd.Binds = box, r.checker.lang.Env, binds(r.checker.lang)
+	cmd := r.trustedCommand(r.checker, box)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.Limits = r.checkerLimits()
 	kattis := r.p.Checker.Protocol == problem.Kattis
 	switch {
 	case r.p.Checker.Protocol == problem.CMS:
@@ -270,6 +267,18 @@ func (r *judging) check(t *problem.Test, dir, out string, tr TestResult) TestRes
 		return kattisVerdict(tr, res.ExitCode, filepath.Join(box, "feedback"), r.p.Kind == problem.Scoring)
 	}
 	return testlibVerdict(tr, res.ExitCode, append(stderr.Bytes(), stdout.Bytes()...), r.p.Kind == problem.Scoring)
+}
+
+// trustedCommand is a run of the problem's own program b (a checker,
+// validator, interactor or custom grader) in box: under the slot's
+// trusted uid, with b's language's environment and binds and the
+// checkers' limits, which the caller may widen.
+func (r *judging) trustedCommand(b *built, box string) *sandbox.Cmd {
+	cmd := r.command()
+	cmd.Trusted = true
+	cmd.Box, cmd.Env, cmd.Binds = box, b.lang.Env, binds(b.lang)
+	cmd.Limits = r.checkerLimits()
+	return cmd
 }
 
 func (r *judging) checkerLimits() sandbox.Limits {
