@@ -22,12 +22,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/docketjudge/docket/internal/yamlkeys"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -205,33 +205,10 @@ func Load(path string) (*Catalog, error) {
 // names the line in the file: re-encoding the entry to decode it with
 // KnownFields numbered the lines from the entry's first.
 func decodeStrict(n *yaml.Node, v any) error {
-	if n.Kind == yaml.MappingNode {
-		known := yamlFields(reflect.TypeOf(v).Elem())
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if k := n.Content[i]; !known[k.Value] {
-				return fmt.Errorf("line %d: unknown field %q", k.Line, k.Value)
-			}
-		}
+	if unknown := yamlkeys.Unknown(n, v, nil); len(unknown) > 0 {
+		return fmt.Errorf("line %d: unknown field %q", unknown[0].Line, unknown[0].Value)
 	}
 	return n.Decode(v)
-}
-
-// yamlFields is the set of keys yaml decodes into struct type t (its
-// fields are flat: no inline structs).
-func yamlFields(t reflect.Type) map[string]bool {
-	out := map[string]bool{}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		switch {
-		case name == "-" || !f.IsExported():
-		case name == "":
-			out[strings.ToLower(f.Name)] = true
-		default:
-			out[name] = true
-		}
-	}
-	return out
 }
 
 func (l *Language) validate() error {

@@ -3,9 +3,8 @@ package problem
 import (
 	"os"
 	"path/filepath"
-	"reflect"
-	"strings"
 
+	"github.com/docketjudge/docket/internal/yamlkeys"
 	"github.com/docketjudge/docket/langs"
 	"go.yaml.in/yaml/v3"
 )
@@ -21,19 +20,24 @@ import (
 // IsPackage reports whether dir holds a package Load reads: a
 // problem.yaml, a CMS task's task.yaml or a TPS task's problem.json.
 func IsPackage(dir string) bool {
-	for _, f := range []string{"problem.yaml", "task.yaml", "problem.json"} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
-			return true
-		}
-	}
-	return false
+	return exists(dir, "problem.yaml") || exists(dir, "task.yaml") || exists(dir, "problem.json")
 }
 
 // isCMSTask: the folder has task.yaml and no problem.yaml.
 func isCMSTask(dir string) bool {
-	_, errTask := os.Stat(filepath.Join(dir, "task.yaml"))
-	_, errKattis := os.Stat(filepath.Join(dir, "problem.yaml"))
-	return errTask == nil && os.IsNotExist(errKattis)
+	return exists(dir, "task.yaml") && missing(dir, "problem.yaml")
+}
+
+// exists: dir/name can be stat'ed; missing: it does not exist (another
+// error is neither).
+func exists(dir, name string) bool {
+	_, err := os.Stat(filepath.Join(dir, name))
+	return err == nil
+}
+
+func missing(dir, name string) bool {
+	_, err := os.Stat(filepath.Join(dir, name))
+	return os.IsNotExist(err)
 }
 
 // cmsTask is task.yaml: the keys docket reads.
@@ -95,26 +99,13 @@ func (l *loader) readTaskYAML() *cmsTask {
 		l.errorf("task.yaml: not a mapping of keys")
 		return y
 	}
-	known := yamlFieldNames(reflect.TypeOf(*y))
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if k := root.Content[i].Value; !known[k] && !cmsPolicyKeys[k] {
-			l.errorf("task.yaml line %d: unknown key %q", root.Content[i].Line, k)
-		}
+	for _, k := range yamlkeys.Unknown(root, y, cmsPolicyKeys) {
+		l.errorf("task.yaml line %d: unknown key %q", k.Line, k.Value)
 	}
 	if err := root.Decode(y); err != nil {
 		l.errorf("task.yaml: %v", err)
 	}
 	return y
-}
-
-// yamlFieldNames are the yaml keys of struct type t.
-func yamlFieldNames(t reflect.Type) map[string]bool {
-	out := map[string]bool{}
-	for i := 0; i < t.NumField(); i++ {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
-		out[name] = true
-	}
-	return out
 }
 
 // loadCMS reads a CMS task folder into p.
@@ -210,12 +201,13 @@ func (l *loader) cmsRefuse(y *cmsTask) {
 	if y.OutputOnlyTests.Value != "" || y.OutputOptional.Value != "" {
 		l.errorf("task.yaml: output_only_testcases and output_optional_testcases (BatchAndOutput) are not supported yet")
 	}
-	for _, m := range []string{"check/manager", "cor/manager"} {
-		if _, err := os.Lstat(filepath.Join(l.dir, m)); err == nil {
-			l.errorf("%s: Communication tasks are not supported yet", m)
-		}
-	}
-	for _, m := range []string{"check/manager.cpp", "cor/manager.cpp"} {
+	l.refuseManagers("check/manager", "cor/manager", "check/manager.cpp", "cor/manager.cpp")
+}
+
+// refuseManagers names each of the paths that is there: a manager, which
+// makes a Communication task, not judged yet.
+func (l *loader) refuseManagers(paths ...string) {
+	for _, m := range paths {
 		if _, err := os.Lstat(filepath.Join(l.dir, m)); err == nil {
 			l.errorf("%s: Communication tasks are not supported yet", m)
 		}

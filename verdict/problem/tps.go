@@ -19,11 +19,8 @@ import (
 // isTPSTask: the folder has problem.json and neither problem.yaml nor
 // task.yaml.
 func isTPSTask(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, "problem.json"))
-	return err == nil && !isCMSTask(dir) && os.IsNotExist(statErr(filepath.Join(dir, "problem.yaml")))
+	return exists(dir, "problem.json") && missing(dir, "problem.yaml") && !isCMSTask(dir)
 }
-
-func statErr(p string) error { _, err := os.Stat(p); return err }
 
 // tpsTask is problem.json: the keys docket reads. TPS tools write more
 // (has_grader, description, ...), which describe the folder docket reads
@@ -64,11 +61,7 @@ func (l *loader) loadTPS(p *Problem) {
 	if p.Limits.TimeSource != "" {
 		p.Limits.TimeSource = "problem.json time_limit"
 	}
-	for _, m := range []string{"graders/manager.cpp", "graders/manager"} {
-		if _, err := os.Lstat(filepath.Join(l.dir, m)); err == nil {
-			l.errorf("%s: Communication tasks are not supported yet", m)
-		}
-	}
+	l.refuseManagers("graders/manager.cpp", "graders/manager")
 	params := l.tpsParams(y)
 	p.InputFile, p.OutputFile = params["task_type_parameters_Batch_io_0_inputfile"], params["task_type_parameters_Batch_io_1_outputfile"]
 	codenames := l.tpsCodenames()
