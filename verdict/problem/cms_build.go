@@ -76,7 +76,7 @@ func (l *loader) cmsGroups(p *Problem, st cmsScoring, tests []*Test) {
 				// A test in several subtasks is one test (its Key),
 				// judged once and counted in each, as CMS does.
 				inSome[i] = true
-				g.Tests = append(g.Tests, &Test{Name: g.Name + "/" + t.Name, Group: g, In: t.In, Ans: t.Ans, Key: t.Name})
+				addKeyed(g, t)
 			}
 		}
 		next += sub.count
@@ -84,8 +84,7 @@ func (l *loader) cmsGroups(p *Problem, st cmsScoring, tests []*Test) {
 	for i, t := range tests {
 		if !inSome[i] {
 			// In no subtask: judged, as CMS evaluates it, and worth nothing.
-			g := unscoredGroup(secret, base)
-			g.Tests = append(g.Tests, &Test{Name: g.Name + "/" + t.Name, Group: g, In: t.In, Ans: t.Ans, Key: t.Name})
+			addKeyed(unscoredGroup(secret, base), t)
 		}
 	}
 	for _, g := range secret.Groups {
@@ -94,6 +93,11 @@ func (l *loader) cmsGroups(p *Problem, st cmsScoring, tests []*Test) {
 		}
 		p.Tests = append(p.Tests, g.Tests...)
 	}
+}
+
+// addKeyed adds to g the test t by its codename, its Key.
+func addKeyed(g *Group, t *Test) {
+	g.Tests = append(g.Tests, &Test{Name: g.Name + "/" + t.Name, Group: g, In: t.In, Ans: t.Ans, Key: t.Name})
 }
 
 // unscoredGroup is secret/unscored, the group of the tests in no

@@ -69,10 +69,8 @@ func (l *loader) includeFiles(dir, rel string) []Include {
 			l.errorf("%s/%s: %v", rel, name, err)
 			continue
 		}
-		path := filepath.Join(dir, name)
-		if full, ok := l.links[filepath.Join(rel, name)]; ok {
-			path = full
-		} else if !e.Type().IsRegular() {
+		path, ok := l.regularFile(rel + "/" + name)
+		if !ok {
 			l.errorf("%s/%s: not a regular file", rel, name)
 			continue
 		}
