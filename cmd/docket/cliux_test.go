@@ -13,9 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docketjudge/docket/internal/natstest"
 	"github.com/docketjudge/docket/protocol"
-	"github.com/docketjudge/docket/worker"
 )
 
 // runBin runs the built docket with env added, returning stdout, stderr
@@ -181,12 +179,8 @@ func TestLimitFlags(t *testing.T) {
 // and, with no worker, why.
 func TestSubmitChecks(t *testing.T) {
 	bin := docketBinary(t)
-	js, url := submitServer(t)
+	js, url := aplusbServer(t)
 	ctx := context.Background()
-	natstest.Streams(t, js)
-	if _, _, err := worker.Push(ctx, js, "../../problems/aplusb"); err != nil {
-		t.Fatal(err)
-	}
 	src := filepath.Join(t.TempDir(), "main.py")
 	os.WriteFile(src, []byte("print(3)\n"), 0o644)
 	res, _ := json.Marshal(protocol.Result{V: 1, SubmissionID: "done-1", Verdict: "WA"})

@@ -29,6 +29,18 @@ func submitServer(t *testing.T) (jetstream.JetStream, string) {
 
 // runSubmitCmd runs docket submit with the environment's DOCKET_* left
 // at their defaults except extra; it returns the exit code and stderr.
+// aplusbServer is submitServer with the streams made and aplusb in its
+// store, as submit checks it.
+func aplusbServer(t *testing.T) (jetstream.JetStream, string) {
+	t.Helper()
+	js, url := submitServer(t)
+	natstest.Streams(t, js)
+	if _, _, err := worker.Push(context.Background(), js, "../../problems/aplusb"); err != nil {
+		t.Fatal(err)
+	}
+	return js, url
+}
+
 func runSubmitCmd(t *testing.T, bin, url string, extra []string, args ...string) (int, string) {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"submit"}, args...)...)

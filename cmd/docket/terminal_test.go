@@ -9,9 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docketjudge/docket/internal/natstest"
 	"github.com/docketjudge/docket/protocol"
-	"github.com/docketjudge/docket/worker"
 )
 
 // hostile is what a submission may hold for an operator's terminal: an
@@ -87,12 +85,8 @@ func TestTerminalSafeRun(t *testing.T) {
 // a worker would, so no worker runs.
 func TestTerminalSafeFollow(t *testing.T) {
 	bin := docketBinary(t)
-	js, url := submitServer(t)
+	js, url := aplusbServer(t)
 	ctx := context.Background()
-	natstest.Streams(t, js)
-	if _, _, err := worker.Push(ctx, js, "../../problems/aplusb"); err != nil {
-		t.Fatal(err)
-	}
 	subj := protocol.Subjects{Prefix: "docket"}
 	id := "esc-1"
 	test := protocol.TestResult{Name: "secret/" + hostile, Verdict: "WA", Feedback: "got " + hostile}
