@@ -215,8 +215,9 @@ func (j *Judge) judgeFiles(ctx context.Context, p *problem.Problem, lang *langs.
 	defer os.RemoveAll(ws)
 	os.Chmod(ws, 0o711)
 	r := &judging{j: j, p: p, lang: lang, ws: ws, opt: opt, res: res, entry: sub.EntryPoint, ctx: ctx,
-		slot: j.Slot, outputs: newTestOutputs(filepath.Join(ws, "output")), stats: &runStats{}}
+		slot: j.Slot, outputs: newTestOutputs(filepath.Join(ws, "output")), stats: &runStats{}, extra: &extraSlots{}}
 	defer r.outputs.close() // before the workspace's removal
+	defer r.extra.release()
 	r.testFn = r.test
 	r.limits()
 	start := time.Now()
@@ -274,6 +275,7 @@ type judging struct {
 	checker     *built
 	interactor  *built
 	grader      *built
+	manager     *built // a Communication task's
 	// graderFailed: the custom grader failed on a group (the result is SE)
 	graderFailed bool
 	// judgedKeys are the results of the tests judged so far that have a
@@ -289,7 +291,10 @@ type judging struct {
 	// comparison write: the slot's own (lanes.go).
 	outputs *testOutputs
 	stats   *runStats // shared by the judging and its lanes
-	stopped bool      // pass-fail: a test failed, the rest are skipped
+	// extra lends a Communication test's further processes their slots
+	// (shared by the judging and its lanes).
+	extra   *extraSlots
+	stopped bool // pass-fail: a test failed, the rest are skipped
 
 	// wall is a test run's wall-clock limit: tl plus its overshoot.
 	wall time.Duration
@@ -351,6 +356,12 @@ func (r *judging) judge(ctx context.Context, sub Submission) {
 	}
 	if r.p.Grader != nil {
 		if r.grader, err = r.buildTrusted(r.p.Grader, "grader"); err != nil {
+			failed(res, SE, err.Error())
+			return
+		}
+	}
+	if c := r.p.Communication; c != nil {
+		if r.manager, err = r.buildTrusted(c.Manager, "manager"); err != nil {
 			failed(res, SE, err.Error())
 			return
 		}
@@ -684,7 +695,7 @@ func round(x float64) float64 {
 	return float64(int64(x*1e6+0.5)) / 1e6
 }
 
-// Prepare compiles the problem's checker, interactor and custom grader
+// Prepare compiles the problem's checker, interactor, custom grader and manager
 // (cached by digest), so that a package whose own programs do not compile is
 // reported before any submission is judged.
 func (j *Judge) Prepare(p *problem.Problem) error {
@@ -705,6 +716,11 @@ func (j *Judge) Prepare(p *problem.Problem) error {
 	}
 	if p.Grader != nil {
 		if _, err := r.buildTrusted(p.Grader, "grader"); err != nil {
+			return err
+		}
+	}
+	if c := p.Communication; c != nil {
+		if _, err := r.buildTrusted(c.Manager, "manager"); err != nil {
 			return err
 		}
 	}

@@ -40,6 +40,7 @@ const (
 	SourceStdout     = "stdout"     // the default comparison
 	SourceChecker    = "checker"    // a special judge
 	SourceInteractor = "interactor" // an interactive problem's validator
+	SourceManager    = "manager"    // a Communication task's manager
 	SourceCompiler   = "compiler"
 	SourceJudge      = "judge" // docket itself
 )

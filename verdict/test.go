@@ -30,7 +30,7 @@ const (
 func (r *judging) test(ctx context.Context, t *problem.Test) TestResult {
 	tr := TestResult{Name: t.Name, Group: t.Group.Name, Score: 1}
 	fileIO := r.p.InputFile != "" || r.p.OutputFile != ""
-	if !r.p.MultiPass && !r.p.Interactive && r.p.TwoStep == nil && r.checker == nil && !fileIO {
+	if !r.p.MultiPass && !r.p.Interactive && r.p.TwoStep == nil && r.checker == nil && !fileIO && r.p.Communication == nil {
 		return r.comparedTest(t, tr)
 	}
 	dir := filepath.Join(r.ws, fmt.Sprintf("t%d", r.stats.seq.Add(1)))
@@ -39,6 +39,8 @@ func (r *judging) test(ctx context.Context, t *problem.Test) TestResult {
 	}
 	defer os.RemoveAll(dir)
 	switch {
+	case r.p.Communication != nil:
+		return r.communication(t, dir, tr)
 	case r.p.MultiPass:
 		return r.multiPass(t, dir, tr)
 	case r.p.Interactive:
@@ -274,7 +276,12 @@ func (r *judging) check(t *problem.Test, dir, out string, tr TestResult) TestRes
 // trusted uid, with b's language's environment and binds and the
 // checkers' limits, which the caller may widen.
 func (r *judging) trustedCommand(b *built, box string) *sandbox.Cmd {
-	cmd := r.command()
+	return r.trustedCommandContext(r.ctx, b, box)
+}
+
+// trustedCommandContext is trustedCommand killed when ctx ends.
+func (r *judging) trustedCommandContext(ctx context.Context, b *built, box string) *sandbox.Cmd {
+	cmd := r.slot.CommandContext(ctx, "")
 	cmd.Trusted = true
 	cmd.Box, cmd.Env, cmd.Binds = box, b.lang.Env, binds(b.lang)
 	cmd.Limits = r.checkerLimits()

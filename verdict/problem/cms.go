@@ -133,6 +133,10 @@ func (l *loader) loadCMS(p *Problem) {
 	}
 	l.cmsGroups(p, st, tests)
 	l.cmsComparator(p)
+	if l.cmsCommunication(p, y) {
+		l.unusedGraders("sol")
+		return
+	}
 	l.cmsGraders(p)
 }
 
@@ -200,17 +204,6 @@ func (l *loader) cmsRefuse(y *cmsTask) {
 	}
 	if y.OutputOnlyTests.Value != "" || y.OutputOptional.Value != "" {
 		l.errorf("task.yaml: output_only_testcases and output_optional_testcases (BatchAndOutput) are not supported yet")
-	}
-	l.refuseManagers("check/manager", "cor/manager", "check/manager.cpp", "cor/manager.cpp")
-}
-
-// refuseManagers names each of the paths that is there: a manager, which
-// makes a Communication task, not judged yet.
-func (l *loader) refuseManagers(paths ...string) {
-	for _, m := range paths {
-		if _, err := os.Lstat(filepath.Join(l.dir, m)); err == nil {
-			l.errorf("%s: Communication tasks are not supported yet", m)
-		}
 	}
 }
 

@@ -181,7 +181,12 @@ func (l *loader) cmsGraders(p *Problem) { l.graderDir(p, "sol") }
 // graderDir reads a task's graders: each grader.<ext> of dir is the main
 // file of its language's submissions, with the headers of dir (.h,
 // lib.pas) beside it: CMS's "grader" compilation.
-func (l *loader) graderDir(p *Problem, dir string) {
+func (l *loader) graderDir(p *Problem, dir string) { l.mainDir(p, dir, "grader", "grader") }
+
+// mainDir reads the main files of dir named base.<ext> (graders, or a
+// Communication task's stubs), each named as.<ext> in the box, as CMS
+// names them, with the headers of dir beside them.
+func (l *loader) mainDir(p *Problem, dir, base, as string) {
 	entries, err := os.ReadDir(filepath.Join(l.dir, dir))
 	if err != nil {
 		return
@@ -194,8 +199,8 @@ func (l *loader) graderDir(p *Problem, dir string) {
 		if !ok || langs.ValidFileName(n) != nil {
 			continue // not a file a grader needs: a directory, a note
 		}
-		if lang, ok := cmsGraderLangs[filepath.Ext(n)]; ok && strings.TrimSuffix(n, filepath.Ext(n)) == "grader" {
-			graders[lang] = Include{Name: n, Path: path, Main: true}
+		if lang, ok := cmsGraderLangs[filepath.Ext(n)]; ok && strings.TrimSuffix(n, filepath.Ext(n)) == base {
+			graders[lang] = Include{Name: as + filepath.Ext(n), Path: path, Main: true}
 		} else if strings.HasSuffix(n, ".h") || strings.HasSuffix(n, "lib.pas") {
 			headers = append(headers, Include{Name: n, Path: path})
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -134,7 +135,10 @@ func TestCMSRefused(t *testing.T) {
 		{"one file both ways", "name: t\ninfile: io.txt\noutfile: io.txt\nn_input: 2\n", nil, `infile and outfile are both "io.txt"`},
 		{"output only", cmsStd + "output_only: true\n", nil, "output_only tasks are not supported yet"},
 		{"batch and output", cmsStd + "output_only_testcases: \"0\"\n", nil, "BatchAndOutput"},
-		{"communication", cmsStd, map[string]string{"check/manager.cpp": "int main(){}"}, "check/manager.cpp: Communication tasks are not supported yet"},
+		{"binary manager", cmsStd, map[string]string{"check/manager": "\x7fELF"}, "check/manager: a compiled manager"},
+		{"processes without manager", cmsStd + "num_processes: 2\n", nil, "num_processes and user_io are for Communication tasks"},
+		{"bad user_io", cmsStd + "user_io: pipes\n", map[string]string{"cor/manager.cpp": "int main(){}"}, `user_io: "pipes" is neither std_io nor fifo_io`},
+		{"no processes", cmsStd + "num_processes: 0\n", map[string]string{"cor/manager.cpp": "int main(){}"}, "0 processes; docket runs 1 to 8"},
 		{"unknown key", cmsStd + "tiem_limit: 1\n", nil, `unknown key "tiem_limit"`},
 		{"no name", "title: T\ninfile: \"\"\noutfile: \"\"\nn_input: 2\n", nil, "name is missing"},
 		{"points not 100", cmsStd, map[string]string{"gen/GEN": "# ST: 40\na\n# ST: 50\nb\n"}, "add up to 90, not 100"},
@@ -222,4 +226,30 @@ func FuzzCMSTaskYAML(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A CMS Communication task: check/manager.<ext> (or cor/) the manager;
+// sol/stub.<ext> each language's stub, which makes user_io fifo_io by
+// default, as CMS's loader sets it; a grader beside it is not used, and
+// a warning says so.
+func TestCMSCommunication(t *testing.T) {
+	p, err := Load(cmsTaskDir(t, cmsStd+"num_processes: 2\n", 2, map[string]string{
+		"check/manager.cpp": "int main(){}", "sol/stub.cpp": "int main(){}", "sol/t.h": "", "sol/grader.cpp": "int main(){}"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.Communication
+	if c == nil || c.Processes != 2 || !c.FIFOArgs || c.Manager.Sources[0] != "manager.cpp" {
+		t.Fatalf("communication: %+v", c)
+	}
+	if cpp := p.Includes["cpp"]; len(cpp) != 2 || cpp[0].Name != "stub.cpp" || !cpp[0].Main {
+		t.Errorf("stubs: %+v", p.Includes)
+	}
+	if !slices.ContainsFunc(p.Warnings, func(w Warning) bool { return w.Code == WarnUnused && w.Paths[0] == "sol/grader.cpp" }) {
+		t.Errorf("warnings: %+v", p.Warnings)
+	}
+	p, err = Load(cmsTaskDir(t, cmsStd+"user_io: std_io\n", 2, map[string]string{"cor/manager.py": "print(1)"}))
+	if err != nil || p.Communication == nil || p.Communication.FIFOArgs || p.Communication.Processes != 1 || len(p.Includes) != 0 {
+		t.Fatalf("std_io, no stubs: %v %+v", err, p)
+	}
 }

@@ -92,10 +92,13 @@ type Problem struct {
 	// Grader is the legacy format's custom grader (graders/), for the
 	// groups with grading: custom.
 	Grader *Program
-	Limits Limits
-	Root   *Group  // data/
-	Tests  []*Test // every test, in judging order (sample first)
-	Digest string  // sha256 of the package's content (submissions excluded)
+	// Communication is set for a CMS Communication task: the manager
+	// and the processes of the submission that talk to it.
+	Communication *Communication
+	Limits        Limits
+	Root          *Group  // data/
+	Tests         []*Test // every test, in judging order (sample first)
+	Digest        string  // sha256 of the package's content (submissions excluded)
 	// Feedback is docket.feedback: which tests' details a contestant
 	// sees; "" when the package leaves it to the worker's default.
 	Feedback FeedbackPolicy

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/docketjudge/docket/langs"
@@ -61,7 +62,6 @@ func (l *loader) loadTPS(p *Problem) {
 	if p.Limits.TimeSource != "" {
 		p.Limits.TimeSource = "problem.json time_limit"
 	}
-	l.refuseManagers("graders/manager.cpp", "graders/manager")
 	params := l.tpsParams(y)
 	p.InputFile, p.OutputFile = params["task_type_parameters_Batch_io_0_inputfile"], params["task_type_parameters_Batch_io_1_outputfile"]
 	codenames := l.tpsCodenames()
@@ -77,21 +77,57 @@ func (l *loader) loadTPS(p *Problem) {
 		return
 	}
 	l.cmsGroups(p, st, tests)
+	if l.tpsTaskType(y) == "Communication" {
+		l.tpsCommunication(p, params)
+		return
+	}
+	if exists(l.dir, "graders/manager.cpp") {
+		l.errorf("graders/manager.cpp: a manager in a %s task (task_type Communication runs one)", y.TaskType)
+	}
 	l.tpsChecker(p)
 	if params["task_type_parameters_Batch_compilation"] != "alone" {
 		l.graderDir(p, "graders")
 	}
 }
 
-// tpsParams reads task_type and task_type_params (a JSON object, or a
-// string holding one, as TPS writes it); only Batch tasks are judged.
-func (l *loader) tpsParams(y tpsTask) map[string]string {
+// tpsTaskType is task_type, capitalised as CMS names task types.
+func (l *loader) tpsTaskType(y tpsTask) string {
 	tt := y.TaskType
 	if tt != "" {
 		tt = strings.ToUpper(tt[:1]) + tt[1:]
 	}
-	if tt != "Batch" || y.HasManager {
-		l.errorf("problem.json task_type %q: only Batch tasks are supported yet (Communication, OutputOnly, BatchAndOutput and TwoSteps are not)", y.TaskType)
+	return tt
+}
+
+// tpsCommunication reads a TPS Communication task as CMS's TPS loader
+// does: graders/manager.cpp is the manager, built from its source;
+// graders/grader.<ext> is each language's stub (named stub.<ext> in the
+// box), the FIFOs the program's stdin and stdout; num_processes from
+// task_type_params (default 1).
+func (l *loader) tpsCommunication(p *Problem, params map[string]string) {
+	mgr, _ := l.cmsProgram("graders", "manager")
+	if mgr == nil || filepath.Ext(mgr.Sources[0]) != ".cpp" {
+		l.errorf("graders/manager.cpp: missing (a TPS Communication task's manager)")
+		return
+	}
+	c := &Communication{Manager: mgr, Processes: 1}
+	if v, ok := params["task_type_parameters_Communication_num_processes"]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			l.errorf("problem.json task_type_params task_type_parameters_Communication_num_processes: %q is not a number", v)
+		}
+		c.Processes = n
+	}
+	l.stubs(p, "graders", "grader")
+	l.communication(p, c, "problem.json task_type_params task_type_parameters_Communication_num_processes")
+}
+
+// tpsParams reads task_type and task_type_params (a JSON object, or a
+// string holding one, as TPS writes it); only Batch tasks are judged.
+func (l *loader) tpsParams(y tpsTask) map[string]string {
+	tt := l.tpsTaskType(y)
+	if tt != "Batch" && tt != "Communication" || tt == "Batch" && y.HasManager {
+		l.errorf("problem.json task_type %q: only Batch and Communication tasks are supported yet (OutputOnly, BatchAndOutput and TwoSteps are not)", y.TaskType)
 		return nil
 	}
 	raw := y.TaskTypeParams
@@ -101,8 +137,12 @@ func (l *loader) tpsParams(y tpsTask) map[string]string {
 	}
 	params := map[string]string{}
 	if len(raw) > 0 && string(raw) != "null" && string(raw) != `""` {
-		if err := json.Unmarshal(raw, &params); err != nil {
+		var values map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &values); err != nil {
 			l.errorf("problem.json task_type_params: %v", err)
+		}
+		for k, v := range values {
+			params[k] = paramText(v)
 		}
 	}
 	for _, k := range []string{"task_type_parameters_Batch_io_0_inputfile", "task_type_parameters_Batch_io_1_outputfile"} {
@@ -113,6 +153,16 @@ func (l *loader) tpsParams(y tpsTask) map[string]string {
 		}
 	}
 	return params
+}
+
+// paramText is a task_type_params value as text: a string's content,
+// or a number (num_processes) as written.
+func paramText(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	return string(v)
 }
 
 // tpsCodenames are the tests: tests/<codename>.in, sorted.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -60,8 +61,11 @@ func TestTPSRefused(t *testing.T) {
 		extra      map[string]string
 		want       string
 	}{
-		{"communication", `{"code": "t", "task_type": "Communication"}`, nil, `task_type "Communication": only Batch tasks are supported yet`},
-		{"manager", tpsStd, map[string]string{"graders/manager.cpp": "int main(){}"}, "graders/manager.cpp: Communication tasks are not supported yet"},
+		{"communication without manager", `{"code": "t", "task_type": "Communication"}`, nil, `graders/manager.cpp: missing`},
+		{"manager in batch", tpsStd, map[string]string{"graders/manager.cpp": "int main(){}"}, "graders/manager.cpp: a manager in a Batch task"},
+		{"two-step", `{"code": "t", "task_type": "TwoSteps"}`, nil, `task_type "TwoSteps": only Batch and Communication`},
+		{"too many processes", `{"code": "t", "task_type": "Communication", "task_type_params": {"task_type_parameters_Communication_num_processes": 9}}`, map[string]string{"graders/manager.cpp": "int main(){}"}, "9 processes; docket runs 1 to 8"},
+		{"processes not a number", `{"code": "t", "task_type": "Communication", "task_type_params": {"task_type_parameters_Communication_num_processes": "two"}}`, map[string]string{"graders/manager.cpp": "int main(){}"}, `"two" is not a number`},
 		{"output only subtask", tpsStd, map[string]string{"subtasks/1.json": `{"score": 100, "testcases": ["a"], "output_only": true}`}, "BatchAndOutput"},
 		{"unknown test", tpsStd, map[string]string{"subtasks/1.json": `{"score": 100, "testcases": ["a", "c"]}`}, `test "c" is not in tests/`},
 		{"no score", tpsStd, map[string]string{"subtasks/1.json": `{"testcases": ["a"]}`}, "score is missing"},
@@ -98,4 +102,30 @@ func FuzzTPSProblemJSON(f *testing.F) {
 			t.Fatalf("%q loaded as %+v", b, p)
 		}
 	})
+}
+
+// A TPS Communication task: graders/manager.cpp the manager, with the
+// headers of graders/; graders/grader.<ext> each language's stub, named
+// stub.<ext>; num_processes from task_type_params, as a number or a
+// string; the FIFOs the program's stdin and stdout.
+func TestTPSCommunication(t *testing.T) {
+	p, err := Load(tpsDir(t, `{"code": "t", "task_type": "Communication", "task_type_params": "{\"task_type_parameters_Communication_num_processes\": 2}"}`,
+		map[string]string{"graders/manager.cpp": "int main(){}", "graders/t.h": "", "graders/grader.cpp": "int main(){}", "graders/grader.java": "class grader {}"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.Communication
+	if c == nil || c.Processes != 2 || c.FIFOArgs || c.Manager.Protocol != CMS || strings.Join(c.Manager.Sources, " ") != "manager.cpp t.h" {
+		t.Fatalf("communication: %+v", c)
+	}
+	if p.Checker != nil {
+		t.Errorf("a Communication task has no comparator: %+v", p.Checker)
+	}
+	cpp := p.Includes["cpp"]
+	if len(cpp) != 2 || cpp[0].Name != "stub.cpp" || !cpp[0].Main || cpp[1].Name != "t.h" || p.Includes["java"][0].Name != "stub.java" {
+		t.Errorf("stubs: %+v", p.Includes)
+	}
+	if !slices.Contains(p.TrustedPrograms(), "graders/manager.cpp") {
+		t.Errorf("trusted programs: %v", p.TrustedPrograms())
+	}
 }

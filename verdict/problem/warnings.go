@@ -24,6 +24,10 @@ const (
 	// WarnTrustedCode: the package has programs docket runs as the
 	// problem's own, trusted to decide verdicts (TrustedPrograms).
 	WarnTrustedCode = "trusted_code"
+	// WarnUnused: a file of the package that judging does not read,
+	// where an author may expect it to be (a Communication task's
+	// graders).
+	WarnUnused = "unused"
 )
 
 func (l *loader) warn(w Warning) { l.warnings = append(l.warnings, w) }
@@ -36,7 +40,7 @@ func (l *loader) warn(w Warning) { l.warnings = append(l.warnings, w) }
 // and what they say decides every verdict of the problem.
 func (p *Problem) TrustedPrograms() []string {
 	var out []string
-	for _, prog := range []*Program{p.Checker, p.Interactor, p.Grader} {
+	for _, prog := range p.trusted() {
 		if prog == nil {
 			continue
 		}
@@ -50,6 +54,15 @@ func (p *Problem) TrustedPrograms() []string {
 	}
 	sort.Strings(out)
 	return compactStrings(out)
+}
+
+// trusted are the package's own programs.
+func (p *Problem) trusted() []*Program {
+	progs := []*Program{p.Checker, p.Interactor, p.Grader}
+	if p.Communication != nil {
+		progs = append(progs, p.Communication.Manager)
+	}
+	return progs
 }
 
 // trustedWarning is the warning for a package with trusted programs.

@@ -1,0 +1,3 @@
+#include "guess.h"
+
+int guess(int n) { return 1; }
