@@ -17,9 +17,11 @@ type TimeMultipliers struct {
 	ACToTimeLimit  float64 // legacy limits.time_multiplier (default 5), 2023-07 limits.time_multipliers.ac_to_time_limit (2)
 	TimeLimitToTLE float64 // legacy limits.time_safety_margin (default 2), 2023-07 limits.time_multipliers.time_limit_to_tle (1.5)
 	Resolution     float64 // limits.time_resolution in seconds (default 1)
-	// ACKey and TLEKey name the key each multiplier came from, or the
-	// format version whose default it is, for messages.
-	ACKey, TLEKey string
+	// ACKey and TLEKey name the key each multiplier came from, for
+	// messages; ACDefault and TLEDefault the format version ("legacy",
+	// "2023-07") whose default it is, "" when the package gave it.
+	ACKey, TLEKey         string
+	ACDefault, TLEDefault string
 }
 
 // MaxTimeMultiplier bounds the multipliers: beyond it is a typo, and the
@@ -78,17 +80,14 @@ func isLegacyVersion(v string) bool {
 // both), else the default of the package's format version.
 func (l *loader) applyTimeMultipliers(p *Problem, y *yamlProblem) {
 	m := multipliers2023
+	m.ACDefault, m.TLEDefault = "2023-07", "2023-07"
 	if isLegacyVersion(y.ProblemFormatVersion) {
 		m = legacyMultipliers
-		m.ACKey += " (legacy default)"
-		m.TLEKey += " (legacy default)"
-	} else {
-		m.ACKey += " (2023-07 default)"
-		m.TLEKey += " (2023-07 default)"
+		m.ACDefault, m.TLEDefault = "legacy", "legacy"
 	}
 	lim := &y.Limits
-	l.multiplier(&m.ACToTimeLimit, &m.ACKey, lim.TimeMultiplier, "time_multiplier", lim.Multipliers.ACToTimeLimit, "time_multipliers.ac_to_time_limit")
-	l.multiplier(&m.TimeLimitToTLE, &m.TLEKey, lim.SafetyMargin, "time_safety_margin", lim.Multipliers.TimeLimitToTLE, "time_multipliers.time_limit_to_tle")
+	l.multiplier(&m.ACToTimeLimit, &m.ACKey, &m.ACDefault, lim.TimeMultiplier, "time_multiplier", lim.Multipliers.ACToTimeLimit, "time_multipliers.ac_to_time_limit")
+	l.multiplier(&m.TimeLimitToTLE, &m.TLEKey, &m.TLEDefault, lim.SafetyMargin, "time_safety_margin", lim.Multipliers.TimeLimitToTLE, "time_multipliers.time_limit_to_tle")
 	if r := lim.Resolution; r != nil {
 		if !(*r > 0) || *r > MaxTime.Seconds() {
 			l.errorf("problem.yaml limits.time_resolution: %v is not a positive number of seconds up to %v", *r, MaxTime.Seconds())
@@ -102,7 +101,7 @@ func (l *loader) applyTimeMultipliers(p *Problem, y *yamlProblem) {
 // multiplier sets *dst from the legacy key or the 2023-07 one, whichever
 // is given; both is an error, as is a value that is not a positive number
 // up to MaxTimeMultiplier.
-func (l *loader) multiplier(dst *float64, src *string, legacy *float64, legacyKey string, v2023 *float64, key2023 string) {
+func (l *loader) multiplier(dst *float64, src, dflt *string, legacy *float64, legacyKey string, v2023 *float64, key2023 string) {
 	v, key := legacy, legacyKey
 	switch {
 	case legacy != nil && v2023 != nil:
@@ -117,10 +116,24 @@ func (l *loader) multiplier(dst *float64, src *string, legacy *float64, legacyKe
 		l.errorf("problem.yaml limits.%s: %v is not a positive number up to %d", key, *v, MaxTimeMultiplier)
 		return
 	}
-	*dst, *src = *v, key
+	*dst, *src, *dflt = *v, key, ""
 }
 
 // String says the multipliers and where they came from.
 func (m TimeMultipliers) String() string {
-	return fmt.Sprintf("%s %g, %s %g, time_resolution %gs", m.ACKey, m.ACToTimeLimit, m.TLEKey, m.TimeLimitToTLE, m.Resolution)
+	return fmt.Sprintf("%s, %s, time_resolution %gs", m.ACTerm(), m.TLETerm(), m.Resolution)
+}
+
+// ACTerm is the limit's multiplier for a message: "time_multiplier 5
+// (legacy default)".
+func (m TimeMultipliers) ACTerm() string { return term(m.ACKey, m.ACToTimeLimit, m.ACDefault) }
+
+// TLETerm is the safety margin for a message.
+func (m TimeMultipliers) TLETerm() string { return term(m.TLEKey, m.TimeLimitToTLE, m.TLEDefault) }
+
+func term(key string, v float64, dflt string) string {
+	if dflt != "" {
+		return fmt.Sprintf("%s %g (%s default)", key, v, dflt)
+	}
+	return fmt.Sprintf("%s %g", key, v)
 }

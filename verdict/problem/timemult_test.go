@@ -55,14 +55,14 @@ func TestTimeMultipliersKeys(t *testing.T) {
 		acKey        string
 		err          string
 	}{
-		{yaml: "name: x\n", ac: 5, tle: 2, res: 1, acKey: "time_multiplier (legacy default)"},
-		{yaml: "problem_format_version: legacy\n", ac: 5, tle: 2, res: 1, acKey: "time_multiplier (legacy default)"},
-		{yaml: "problem_format_version: 2023-07-draft\n", ac: 2, tle: 1.5, res: 1, acKey: "ac_to_time_limit (2023-07 default)"},
-		{yaml: "problem_format_version: 2025-09\n", ac: 2, tle: 1.5, res: 1, acKey: "ac_to_time_limit (2023-07 default)"},
-		{yaml: "limits: {time_multiplier: 3, time_safety_margin: 1.2}\n", ac: 3, tle: 1.2, res: 1, acKey: "time_multiplier"},
+		{yaml: "name: x\n", ac: 5, tle: 2, res: 1, acKey: "time_multiplier 5 (legacy default)"},
+		{yaml: "problem_format_version: legacy\n", ac: 5, tle: 2, res: 1, acKey: "time_multiplier 5 (legacy default)"},
+		{yaml: "problem_format_version: 2023-07-draft\n", ac: 2, tle: 1.5, res: 1, acKey: "ac_to_time_limit 2 (2023-07 default)"},
+		{yaml: "problem_format_version: 2025-09\n", ac: 2, tle: 1.5, res: 1, acKey: "ac_to_time_limit 2 (2023-07 default)"},
+		{yaml: "limits: {time_multiplier: 3, time_safety_margin: 1.2}\n", ac: 3, tle: 1.2, res: 1, acKey: "time_multiplier 3"},
 		{yaml: "problem_format_version: 2023-07-draft\nlimits:\n  time_multipliers: {ac_to_time_limit: 4, time_limit_to_tle: 3}\n  time_resolution: 0.5\n",
-			ac: 4, tle: 3, res: 0.5, acKey: "time_multipliers.ac_to_time_limit"},
-		{yaml: "limits:\n  time_multipliers: {ac_to_time_limit: 2.5}\n", ac: 2.5, tle: 2, res: 1, acKey: "time_multipliers.ac_to_time_limit"},
+			ac: 4, tle: 3, res: 0.5, acKey: "time_multipliers.ac_to_time_limit 4"},
+		{yaml: "limits:\n  time_multipliers: {ac_to_time_limit: 2.5}\n", ac: 2.5, tle: 2, res: 1, acKey: "time_multipliers.ac_to_time_limit 2.5"},
 		{yaml: "limits: {time_multiplier: 3, time_multipliers: {ac_to_time_limit: 4}}\n", err: "both time_multiplier and time_multipliers.ac_to_time_limit"},
 		{yaml: "limits: {time_safety_margin: 3, time_multipliers: {time_limit_to_tle: 4}}\n", err: "both time_safety_margin and time_multipliers.time_limit_to_tle"},
 		{yaml: "limits: {time_multiplier: -1}\n", err: "limits.time_multiplier: -1 is not a positive number"},
@@ -85,7 +85,7 @@ func TestTimeMultipliersKeys(t *testing.T) {
 				t.Fatal(err)
 			}
 			m := p.Limits.TimeMultipliers
-			if m.ACToTimeLimit != tc.ac || m.TimeLimitToTLE != tc.tle || m.Resolution != tc.res || m.ACKey != tc.acKey {
+			if m.ACToTimeLimit != tc.ac || m.TimeLimitToTLE != tc.tle || m.Resolution != tc.res || m.ACTerm() != tc.acKey {
 				t.Errorf("multipliers %+v, want %g (%s) %g %g", m, tc.ac, tc.acKey, tc.tle, tc.res)
 			}
 			if p.Limits.Time != 0 {
