@@ -9,6 +9,7 @@ import (
 	"io"
 	iofs "io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -68,12 +69,16 @@ func runProblem(args []string) int {
 
 func runProblemCheck(args []string) int {
 	fs := newFlags("problem check", helpText{
-		synopsis: "[-v] [--quiet] DIR",
+		synopsis: "[-v] [--quiet] [--write-timelimit] DIR",
 		about: "Loads the package in DIR, builds its checker and interactor, and judges every program under\n" +
 			"DIR/submissions/<expected>/, where <expected> is one of accepted, wrong_answer, time_limit_exceeded,\n" +
 			"run_time_error, memory_limit_exceeded, output_limit_exceeded, compile_error, presentation_error,\n" +
 			"partially_accepted (a TPS task: DIR/solutions/<category>/, model_solution, correct, incorrect,\n" +
 			"partially_correct, time_limit, runtime_error, memory_limit, protocol_violation).\n" +
+			"A Kattis package that states no time limit gets the one problemtools computes: its accepted\n" +
+			"submissions are measured with a 300 s limit, the slowest test times the package's time multiplier,\n" +
+			"rounded up to its time resolution, is the limit the submissions are then judged with, and\n" +
+			"time_limit_exceeded ones must still time out at that limit times the safety margin.\n" +
 			"Each step is shown on stderr. Exit: 0 every program got its expected verdict,\n" +
 			"1 one did not, or the package does not load or has no submissions/, 2 usage, 3 host error.\n" +
 			"The package's warnings (its trusted programs, statements linked out of it) go to stderr (--quiet: not).",
@@ -81,6 +86,7 @@ func runProblemCheck(args []string) int {
 	})
 	verbose := fs.Bool("v", false, "print every test")
 	quiet := quietFlag(fs)
+	write := fs.Bool("write-timelimit", false, "when the package states no time limit and every program got its expected verdict, write the computed limit to DIR/.timelimit, which docket run and workers then use")
 	if code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
@@ -107,10 +113,28 @@ func runProblemCheck(args []string) int {
 		fmt.Fprintln(stdout, "  FAIL", err)
 		return exitFailed
 	}
+	derived, ok := deriveTimeLimit(j, p, subs, *verbose)
+	if !ok {
+		return exitFailed
+	}
+	if code := checkAll(j, p, subs, *verbose, derived); code != exitOK {
+		return code
+	}
+	return finishTimelimit(dir, p, derived, *write)
+}
+
+// checkAll judges every submission and says how many missed; a
+// time_limit_exceeded one, when the limit was computed, with the limit
+// times the safety margin.
+func checkAll(j *verdict.Judge, p *problem.Problem, subs []problem.ExampleSubmission, verbose bool, derived *verdict.DerivedLimit) int {
 	step("judging %d submissions", len(subs))
 	failed := 0
 	for _, s := range subs {
-		if !checkSubmission(j, p, s, *verbose) {
+		var tl time.Duration
+		if want, _ := verdict.ExpectedVerdict(s.Expect); derived != nil && want == verdict.TLE {
+			tl = derived.TLELimit
+		}
+		if _, ok := checkSubmission(j, p, s, verbose, tl); !ok {
 			failed++
 		}
 	}
@@ -120,6 +144,34 @@ func runProblemCheck(args []string) int {
 	}
 	fmt.Fprintf(stdout, "all %d submissions got their expected verdict\n", len(subs))
 	return exitOK
+}
+
+// finishTimelimit writes .timelimit for --write-timelimit, or says why
+// not.
+func finishTimelimit(dir string, p *problem.Problem, derived *verdict.DerivedLimit, write bool) int {
+	switch {
+	case !write:
+		if derived != nil {
+			fmt.Fprintf(stderr, "docket problem check: the package states no time limit: docket run and workers judge it with the default %v (docket problem check --write-timelimit writes the computed %ss to .timelimit)\n",
+				verdict.DefaultTime, problem.FormatSeconds(derived.Limit))
+		}
+	case derived == nil:
+		fmt.Fprintf(stderr, "docket problem check: --write-timelimit: the package states its time limit (%s); nothing written\n", orNone(p.Limits.TimeSource))
+	default:
+		if err := writeTimelimit(dir, derived); err != nil {
+			fmt.Fprintln(stderr, "docket problem check: --write-timelimit:", err)
+			return exitFailed
+		}
+		fmt.Fprintf(stdout, "wrote %s: %s\n", filepath.Join(dir, ".timelimit"), problem.FormatSeconds(derived.Limit))
+	}
+	return exitOK
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // step shows a long operation's progress on stderr.
@@ -155,18 +207,19 @@ func loadForCheck(dir string) (*problem.Problem, []problem.ExampleSubmission, in
 
 // checkSubmission judges one program of submissions/ and prints whether
 // it got its expected verdict; false when it did not (or would not load).
-func checkSubmission(j *verdict.Judge, p *problem.Problem, s problem.ExampleSubmission, verbose bool) bool {
+// tl, when set, is the base time limit to judge it with.
+func checkSubmission(j *verdict.Judge, p *problem.Problem, s problem.ExampleSubmission, verbose bool, tl time.Duration) (*verdict.Result, bool) {
 	if _, known := verdict.ExpectedVerdict(s.Expect); !known {
 		fmt.Fprintf(stdout, "  SKIP %-40s unknown expected-verdict directory %q\n", s.Rel, s.Expect)
-		return true
+		return nil, true
 	}
 	sub, err := verdict.ReadSubmission(j.Langs, "", []string{s.Path})
 	if err != nil {
 		fmt.Fprintf(stdout, "  FAIL %-40s %v\n", s.Rel, err)
-		return false
+		return nil, false
 	}
 	start := time.Now()
-	opt := verdict.Options{}
+	opt := verdict.Options{TimeLimit: tl}
 	if verbose {
 		opt.Observer = &liveDisplay{out: stdout}
 	}
@@ -174,12 +227,15 @@ func checkSubmission(j *verdict.Judge, p *problem.Problem, s problem.ExampleSubm
 	ok := verdict.MeetsExpectation(res, p.Kind, s.Expect)
 	mark := "ok  "
 	detail := fmt.Sprintf("%-3s score %g/%g  %dms", res.Verdict, res.Score, res.MaxScore, res.TimeMs)
+	if tl > 0 {
+		detail += fmt.Sprintf("  (limit %ss, the safety margin)", problem.FormatSeconds(tl))
+	}
 	if !ok {
 		mark = "FAIL"
 		detail += fmt.Sprintf("  (expected %s)", s.Expect) + missDetail(res)
 	}
 	fmt.Fprintf(stdout, "  %s %-40s %-10s %s  (%.1fs)\n", mark, s.Rel, sub.Language, detail, time.Since(start).Seconds())
-	return ok
+	return res, ok
 }
 
 // missDetail says why a result missed: its error, the compiler's log, or

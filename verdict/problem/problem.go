@@ -60,12 +60,16 @@ type TwoStep struct {
 
 // Limits from the package. Zero means "not set".
 type Limits struct {
-	Time         time.Duration // limits.time_limit, docket.time_limit or .timelimit
-	TimeSource   string        // where Time came from
-	MemoryMB     int
-	OutputMB     int
-	ValidationMB int
-	DiskMB       int // docket.disk_mb: a test run's /box and /tmp together
+	Time       time.Duration // limits.time_limit, docket.time_limit or .timelimit
+	TimeSource string        // where Time came from
+	// TimeMultipliers compute a Kattis package's time limit from its
+	// accepted submissions when it states none (docket problem check);
+	// zero for the formats that do not (CMS, TPS).
+	TimeMultipliers TimeMultipliers
+	MemoryMB        int
+	OutputMB        int
+	ValidationMB    int
+	DiskMB          int // docket.disk_mb: a test run's /box and /tmp together
 	// ValidationPasses: a multi-pass problem's most passes per test
 	// (limits.validation_passes, default 2); 0 for other problems.
 	ValidationPasses int
@@ -84,11 +88,15 @@ type Problem struct {
 	// MultiPass: the Kattis output validator may write nextpass.in into
 	// its feedback directory, and the submission then runs again on it
 	// (type: multi-pass, validation: custom [interactive] multi-pass).
-	MultiPass      bool
-	TwoStep        *TwoStep
-	ValidatorFlags []string // for the default comparison or a custom validator
-	Checker        *Program // nil: the default comparison
-	Interactor     *Program // set for interactive problems
+	MultiPass bool
+	// ValidatorScores: the legacy validation line says score (custom
+	// score): the output validator writes each test's score.txt. The
+	// problem is scoring only if its type says so.
+	ValidatorScores bool
+	TwoStep         *TwoStep
+	ValidatorFlags  []string // for the default comparison or a custom validator
+	Checker         *Program // nil: the default comparison
+	Interactor      *Program // set for interactive problems
 	// Grader is the legacy format's custom grader (graders/), for the
 	// groups with grading: custom.
 	Grader *Program
@@ -279,7 +287,8 @@ func (l *loader) loadValidators(p *Problem, y *yamlProblem) {
 		p.Interactor = l.program(y.Docket.Interactor, "docket.interactor")
 		p.Interactive = true
 	}
-	custom := strings.HasPrefix(y.Validation, "custom") || p.Interactive && p.Interactor == nil || p.MultiPass
+	v := strings.Fields(y.Validation)
+	custom := len(v) > 0 && v[0] == "custom" || p.Interactive && p.Interactor == nil || p.MultiPass
 	var found *Program
 	for _, d := range []string{"output_validators", "output_validator"} {
 		full := filepath.Join(l.dir, d)
@@ -290,6 +299,7 @@ func (l *loader) loadValidators(p *Problem, y *yamlProblem) {
 		found = l.validatorDir(full, d)
 		break
 	}
+	l.checkDefaultValidation(v, found)
 	if found == nil {
 		if custom && p.Checker == nil && p.Interactor == nil {
 			l.errorf("problem.yaml asks for a custom validator (validation: %s) but there is no output_validators/ or output_validator/ directory", orDefault(y.Validation, "the type: interactive or multi-pass"))
@@ -303,6 +313,20 @@ func (l *loader) loadValidators(p *Problem, y *yamlProblem) {
 	if p.Checker == nil && (custom || found != nil) {
 		p.Checker = found
 	}
+}
+
+// checkDefaultValidation refuses an explicit validation: default beside
+// an output validator, as problemtools does: the package says two things.
+// Without the line (2023-07 has none) the validator is used.
+func (l *loader) checkDefaultValidation(validation []string, found *Program) {
+	if found == nil || len(validation) == 0 || validation[0] != "default" {
+		return
+	}
+	rel, err := filepath.Rel(l.dir, found.Dir)
+	if err != nil {
+		rel = found.Dir
+	}
+	l.errorf("problem.yaml validation: default, but the package has an output validator in %s/: say validation: custom to use it, or remove it", rel)
 }
 
 // ErrMultiPass is a multi-pass problem docket cannot judge as written: a

@@ -10,7 +10,7 @@ import (
 // Warning is something about a package that does not stop docket from
 // judging it but that whoever pushes it should know.
 type Warning struct {
-	Code    string   `json:"code"`    // WarnLinkOutside, WarnTrustedCode
+	Code    string   `json:"code"`    // WarnLinkOutside, WarnTrustedCode, WarnScoreOnPassFail
 	Message string   `json:"message"` // one line, for a person
 	Paths   []string `json:"paths"`   // the package's files concerned, relative to it
 }
@@ -28,6 +28,9 @@ const (
 	// where an author may expect it to be (a Communication task's
 	// graders).
 	WarnUnused = "unused"
+	// WarnScoreOnPassFail: the legacy validation line says score on a
+	// pass-fail problem, where a score counts for nothing.
+	WarnScoreOnPassFail = "score_on_pass_fail"
 )
 
 func (l *loader) warn(w Warning) { l.warnings = append(l.warnings, w) }

@@ -30,11 +30,16 @@ type yamlProblem struct {
 }
 
 type yamlLimits struct {
-	TimeLimit      *float64 `yaml:"time_limit"`
-	TimeMultiplier *float64 `yaml:"time_multiplier"`
-	Memory         int      `yaml:"memory"`
-	Output         int      `yaml:"output"`
-	ValidationMem  int      `yaml:"validation_memory"`
+	TimeLimit *float64 `yaml:"time_limit"`
+	// The time limit computed from accepted submissions (timemult.go):
+	// the legacy keys and the 2023-07 ones.
+	TimeMultiplier *float64        `yaml:"time_multiplier"`
+	SafetyMargin   *float64        `yaml:"time_safety_margin"`
+	Multipliers    yamlMultipliers `yaml:"time_multipliers"`
+	Resolution     *float64        `yaml:"time_resolution"`
+	Memory         int             `yaml:"memory"`
+	Output         int             `yaml:"output"`
+	ValidationMem  int             `yaml:"validation_memory"`
 	// ValidationPasses: a multi-pass problem's most passes (default 2).
 	ValidationPasses *int `yaml:"validation_passes"`
 }
@@ -86,6 +91,7 @@ func (l *loader) applyYAML(p *Problem, y *yamlProblem) {
 	p.ValidatorFlags = strings.Fields(y.ValidatorFlags)
 	l.applyPasses(p, y.Limits.ValidationPasses)
 	l.applyTimeLimit(p, y)
+	l.applyTimeMultipliers(p, y)
 	l.applySizeLimits(p, y)
 	if s := y.Docket.WallOvershoot; s != "" {
 		if o, err := overshoot.Parse(s); err != nil {
@@ -154,15 +160,25 @@ func (l *loader) applyType(p *Problem, n yaml.Node) {
 	}
 }
 
-// applyValidation reads the legacy validation: default, or custom with
-// the words interactive, score and multi-pass.
+// applyValidation reads the legacy validation line as problemtools does:
+// default alone, or custom followed by any of interactive and score, plus
+// multi-pass, which DOMjudge reads (problemtools knows it only as the
+// 2023-07 type). score says the validator writes score.txt; it does not
+// make the problem scoring (type does), and on a pass-fail problem, where
+// the format allows it nowhere, it is a warning: the scores count for
+// nothing.
 func (l *loader) applyValidation(p *Problem, validation string) {
 	v := strings.Fields(validation)
 	switch {
-	case len(v) == 0, v[0] == "default":
+	case len(v) == 0:
+		return
+	case v[0] == "default":
+		if len(v) > 1 {
+			l.errorf("problem.yaml validation: %q: default takes no further words (custom does: interactive, score, multi-pass)", validation)
+		}
 		return
 	case v[0] != "custom":
-		l.errorf("problem.yaml validation: %q is not default or custom", validation)
+		l.errorf("problem.yaml validation: %q does not begin with default or custom", validation)
 		return
 	}
 	for _, w := range v[1:] {
@@ -170,12 +186,16 @@ func (l *loader) applyValidation(p *Problem, validation string) {
 		case "interactive":
 			p.Interactive = true
 		case "score":
-			p.Kind = Scoring
+			p.ValidatorScores = true
 		case "multi-pass":
 			p.MultiPass = true
 		default:
-			l.errorf("problem.yaml validation: unknown word %q", w)
+			l.errorf("problem.yaml validation: unknown word %q after custom (interactive, score, multi-pass)", w)
 		}
+	}
+	if p.ValidatorScores && p.Kind != Scoring {
+		l.warn(Warning{Code: WarnScoreOnPassFail, Paths: []string{"problem.yaml"}, Message: "problem.yaml validation: " +
+			"score is for scoring problems, and this one is pass-fail (no type: scoring): its validator's scores count for nothing"})
 	}
 }
 
