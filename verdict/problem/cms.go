@@ -75,10 +75,9 @@ type cmsTask struct {
 var cmsPolicyKeys = map[string]bool{
 	"primary_language": true, "score_mode": true, "version": true, "score_precision": true,
 	"max_submission_number": true, "max_user_test_number": true, "min_submission_interval": true,
-	"min_user_test_interval": true,
-	"token_mode": true, "token_max_number": true, "token_min_interval": true, "token_gen_initial": true,
-	"token_gen_number": true, "token_gen_interval": true, "token_gen_max": true, "token_initial": true,
-	"token_gen_time": true, "token_max": true, "token_total": true,
+	"min_user_test_interval": true, "token_mode": true, "token_max_number": true, "token_min_interval": true,
+	"token_gen_initial": true, "token_gen_number": true, "token_gen_interval": true, "token_gen_max": true,
+	"token_initial": true, "token_gen_time": true, "token_max": true, "token_total": true,
 }
 
 // readTaskYAML decodes task.yaml; a key that is neither read nor a

@@ -33,8 +33,8 @@ type cmsGroup struct {
 	points    float64
 	threshold float64 // GroupThreshold's, else 0
 	count     int
-	pattern *regexp.Regexp
-	names   map[string]bool
+	pattern   *regexp.Regexp
+	names     map[string]bool
 }
 
 // cmsScoring settles the score type as italy_yaml does: task.yaml's
