@@ -56,9 +56,11 @@ type CompileResult struct {
 type TestResult struct {
 	Name  string `json:"name"`
 	Group string `json:"group"`
-	// Sample: the test is under data/sample, so its details are public
-	// under the "samples" feedback policy. Always written: a reader that
-	// finds no sample field must take the test for a secret one.
+	// Sample: the test's details are public under the "samples" feedback
+	// policy: it is under data/sample, or a CMS or TPS task's public test
+	// (judged and scored as the other tests of its group). Always
+	// written: a reader that finds no sample field must take the test for
+	// a secret one.
 	Sample        bool    `json:"sample"`
 	Verdict       Verdict `json:"verdict"`
 	TimeMs        int64   `json:"time_ms"`

@@ -464,6 +464,7 @@ func splitTwoPrograms(files map[string][]byte) (first, second map[string][]byte)
 // their scores per the group's grader flags.
 func (r *judging) group(ctx context.Context, g *problem.Group, index *int, total int) (score, max float64, v Verdict) {
 	tally := &groupTally{v: AC}
+	var fracs []float64 // each test's outcome, for restrictedFeedback
 	for _, t := range g.Tests {
 		if ctx.Err() != nil {
 			return 0, 0, SK // abandoned: nothing more is run or told
@@ -473,6 +474,7 @@ func (r *judging) group(ctx context.Context, g *problem.Group, index *int, total
 		if !ok {
 			return 0, 0, SK // its run was killed: the result means nothing
 		}
+		fracs = append(fracs, fraction(tr))
 		tally.addTest(g, tr, r.scoreTest(g, &tr))
 		if tr.Verdict != AC && tr.Verdict != SK && r.p.Kind == problem.PassFail && !r.opt.RunAll {
 			r.stopped = true
@@ -481,6 +483,9 @@ func (r *judging) group(ctx context.Context, g *problem.Group, index *int, total
 		if r.opt.Observer != nil {
 			r.opt.Observer.Test(*index, total, tr)
 		}
+	}
+	if r.restricted(g) {
+		restrictedFeedback(g, r.res.Tests[len(r.res.Tests)-len(g.Tests):], fracs, r.p.CMSFeedbackLevel)
 	}
 	for _, c := range g.Groups {
 		s, m, cv := r.group(ctx, c, index, total)
@@ -534,8 +539,82 @@ func (r *judging) groupTest(ctx context.Context, g *problem.Group, t *problem.Te
 	}
 	// Here, where every test result passes, not in each kind of test:
 	// a test built anywhere else (two-step, interactive) cannot miss it.
-	tr.Sample = g.Sample()
+	tr.Sample = g.Sample() || t.Public && !r.restricted(g)
+	if th := g.Config.Threshold; th != nil {
+		// Per group: a test in two subtasks is judged once and may pass
+		// one's threshold and not the other's.
+		tr = thresholded(tr, *th)
+	}
 	return tr, true
+}
+
+// restricted reports whether g is a subtask of a CMS or TPS task whose
+// feedback_level restricts what a contestant sees of its public tests
+// (restrictedFeedback). Which ones are shown depends on every test of
+// the subtask, so a public test's event as it is judged hides its
+// details, and the result shows them.
+func (r *judging) restricted(g *problem.Group) bool {
+	l := r.p.CMSFeedbackLevel
+	return (l == "restricted" || l == "oi_restricted") && (g.Config.HasFlag("min") || g.Config.HasFlag("mul"))
+}
+
+// fraction is the share of its points a judged test earns, before
+// scoreTest: an accepted test's Score, else 0.
+func fraction(tr TestResult) float64 {
+	if tr.Verdict != AC {
+		return 0
+	}
+	return tr.Score
+}
+
+// restrictedFeedback marks which public tests of subtask g a contestant
+// sees the details of, as CMS's restricted feedback levels show them
+// (ScoreTypeGroup): every one when the subtask earns all its points;
+// else, with level restricted, those up to the first public test with
+// the lowest outcome, and with oi_restricted that one only. trs are g's
+// results and fracs their outcomes, in order.
+func restrictedFeedback(g *problem.Group, trs []TestResult, fracs []float64, level string) {
+	lowest, full := -1, true
+	for i, t := range g.Tests {
+		full = full && fracs[i] >= 1
+		if t.Public && (lowest < 0 || fracs[i] < fracs[lowest]) {
+			lowest = i
+		}
+	}
+	for i, t := range g.Tests {
+		switch {
+		case !t.Public:
+		case full:
+			trs[i].Sample = true
+		case level == "oi_restricted":
+			trs[i].Sample = i == lowest
+		default:
+			trs[i].Sample = i <= lowest
+		}
+	}
+}
+
+// thresholded applies a GroupThreshold subtask's rule to tr, whose
+// Score, when it is accepted, is the raw outcome (the comparator's, or
+// 1 from white-diff): AC, worth the full points, when it is in
+// (0, th]; WA otherwise. The feedback keeps the comparator's text, or
+// CMS's public outcome ("Correct", "Not correct"), and tells the raw
+// outcome and the threshold.
+func thresholded(tr TestResult, th float64) TestResult {
+	if tr.Verdict != AC {
+		return tr // a failed run: CMS's outcome 0, which never passes
+	}
+	raw, word := tr.Score, "Correct"
+	tr.Score = 1
+	if !(raw > 0 && raw <= th) {
+		tr.Verdict, tr.Score, word = WA, 0, "Not correct"
+	}
+	detail := fmt.Sprintf("outcome %g, threshold %g", raw, th)
+	if math.IsInf(th, 1) {
+		detail = fmt.Sprintf("outcome %g", raw) // a test in no subtask
+	}
+	tr.Feedback = truncate(fmt.Sprintf("%s (%s)", firstNonEmpty(tr.Feedback, word), detail), feedbackCap)
+	return tr
 }
 
 // scoreTest sets tr's score (a scoring problem's points, else 1 for AC

@@ -262,6 +262,9 @@ func (r *judging) check(t *problem.Test, dir, out string, tr TestResult) TestRes
 		return seTest(tr, fmt.Errorf("checker: %s (%s) %s", res.Status, res.Source, res.Error))
 	}
 	tr.VerdictSource = SourceChecker
+	if r.p.Checker.Protocol == problem.CMS && r.p.CMSRawOutcomes {
+		return cmsRawVerdict(tr, res.ExitCode, stdout.Bytes(), stderr.Bytes())
+	}
 	if r.p.Checker.Protocol == problem.CMS {
 		return cmsVerdict(tr, res.ExitCode, stdout.Bytes(), stderr.Bytes(), r.p.Kind == problem.Scoring)
 	}
@@ -373,6 +376,22 @@ func cmsVerdict(tr TestResult, exit int, stdout, stderr []byte, scoring bool) Te
 	default:
 		tr.Verdict, tr.Score = WA, 0
 	}
+	return tr
+}
+
+// cmsRawVerdict reads a GroupThreshold task's comparator: exit 0 and
+// any finite outcome, kept as the Score of an accepted test for each of
+// its subtasks' thresholds to judge (thresholded); its message is the
+// feedback. Another exit code or report is the package's fault (SE).
+func cmsRawVerdict(tr TestResult, exit int, stdout, stderr []byte) TestResult {
+	if exit != 0 {
+		return seTest(tr, fmt.Errorf("comparator: exit code %d (want 0): %s", exit, oneLineOf(string(stderr))))
+	}
+	c, err := feedback.ParseCMSRaw(stdout, stderr)
+	if err != nil {
+		return seTest(tr, fmt.Errorf("comparator: %w", err))
+	}
+	tr.Verdict, tr.Score, tr.Feedback = AC, c.Outcome, truncate(c.Text, feedbackCap)
 	return tr
 }
 

@@ -44,16 +44,24 @@ func CMSMessage(outcome float64) string {
 // ParseCMS reads a comparator's or manager's stdout and stderr. An
 // outcome that is not a finite number in [0, 1] is an error: the
 // package's program failed (CMS takes any float; docket refuses what no
-// score type can use). Text is cut to 4 KiB and made valid UTF-8.
+// score type but GroupThreshold can use, which ParseCMSRaw reads). Text
+// is cut to 4 KiB and made valid UTF-8.
 func ParseCMS(stdout, stderr []byte) (CMS, error) {
+	c, err := ParseCMSRaw(stdout, stderr)
+	if err == nil && (c.Outcome < 0 || c.Outcome > 1) {
+		return CMS{}, fmt.Errorf("the outcome %v is outside [0, 1]", c.Outcome)
+	}
+	return c, err
+}
+
+// ParseCMSRaw is ParseCMS for a GroupThreshold task, whose outcomes are
+// raw numbers (an error measure the threshold bounds): any finite number.
+func ParseCMSRaw(stdout, stderr []byte) (CMS, error) {
 	first, _, _ := bytes.Cut(stdout, []byte("\n"))
 	word := strings.TrimSpace(string(first))
 	v, err := strconv.ParseFloat(word, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return CMS{}, fmt.Errorf("the outcome %q on the first line of stdout is not a number", cutUTF8(word, 64))
-	}
-	if v < 0 || v > 1 {
-		return CMS{}, fmt.Errorf("the outcome %v is outside [0, 1]", v)
 	}
 	c := CMS{Outcome: v}
 	lines := strings.Split(strings.ToValidUTF8(string(stderr), "\uFFFD"), "\n")

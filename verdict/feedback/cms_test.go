@@ -50,3 +50,26 @@ func FuzzParseCMS(f *testing.F) {
 }
 
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "") == s }
+
+// A GroupThreshold task's comparator reports raw outcomes: any finite
+// number, with its text as ParseCMS reads it; not a number is still an
+// error.
+func TestParseCMSRaw(t *testing.T) {
+	for _, c := range []struct {
+		stdout string
+		want   float64
+		err    bool
+	}{{"1.5\n", 1.5, false}, {"-0.1\n", -0.1, false}, {"1e12", 1e12, false}, {"0.25\n2\n", 0.25, false},
+		{"inf\n", 0, true}, {"nan\n", 0, true}, {"", 0, true}} {
+		got, err := ParseCMSRaw([]byte(c.stdout), []byte("close enough\n"))
+		if c.err {
+			if err == nil {
+				t.Errorf("%q: %+v, want an error", c.stdout, got)
+			}
+			continue
+		}
+		if err != nil || got.Outcome != c.want || got.Text != "close enough" {
+			t.Errorf("%q: %+v %v, want outcome %g", c.stdout, got, err, c.want)
+		}
+	}
+}

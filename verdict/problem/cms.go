@@ -3,6 +3,8 @@ package problem
 import (
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/docketjudge/docket/internal/yamlkeys"
 	"github.com/docketjudge/docket/langs"
@@ -61,6 +63,9 @@ type cmsTask struct {
 	OutputOptional  yaml.Node `yaml:"output_optional_testcases"`
 	NumProcesses    *int      `yaml:"num_processes"`
 	UserIO          string    `yaml:"user_io"`
+	PublicTestcases yaml.Node `yaml:"public_testcases"`
+	Risultati       yaml.Node `yaml:"risultati"` // public_testcases' Italian name
+	FeedbackLevel   string    `yaml:"feedback_level"`
 }
 
 // cmsPolicyKeys are task.yaml keys about the contest's policy (tokens,
@@ -68,12 +73,11 @@ type cmsTask struct {
 // score), which judging does not depend on: read and left to the
 // backend.
 var cmsPolicyKeys = map[string]bool{
-	"primary_language": true, "feedback_level": true, "score_mode": true, "version": true, "score_precision": true,
+	"primary_language": true, "score_mode": true, "version": true, "score_precision": true,
 	"max_submission_number": true, "max_user_test_number": true, "min_submission_interval": true,
-	"min_user_test_interval": true, "public_testcases": true, "risultati": true,
-	"token_mode": true, "token_max_number": true, "token_min_interval": true, "token_gen_initial": true,
-	"token_gen_number": true, "token_gen_interval": true, "token_gen_max": true, "token_initial": true,
-	"token_gen_time": true, "token_max": true, "token_total": true,
+	"min_user_test_interval": true, "token_mode": true, "token_max_number": true, "token_min_interval": true,
+	"token_gen_initial": true, "token_gen_number": true, "token_gen_interval": true, "token_gen_max": true,
+	"token_initial": true, "token_gen_time": true, "token_max": true, "token_total": true,
 }
 
 // readTaskYAML decodes task.yaml; a key that is neither read nor a
@@ -128,6 +132,8 @@ func (l *loader) loadCMS(p *Problem) {
 		return
 	}
 	tests := l.cmsTests(st.tests)
+	l.cmsPublic(y, tests)
+	l.feedbackLevel(p, "task.yaml", y.FeedbackLevel)
 	if len(l.errs) > 0 {
 		return
 	}
@@ -212,4 +218,51 @@ func deref(s *string, d string) string {
 		return d
 	}
 	return *s
+}
+
+// cmsPublic marks the tests that task.yaml's public_testcases (or its
+// Italian name, risultati) makes public, as italy_yaml reads it: "all",
+// or indices separated by commas (index i is input<i>.txt); none when it
+// is missing or empty.
+func (l *loader) cmsPublic(y *cmsTask, tests []*Test) {
+	n, key := y.PublicTestcases, "public_testcases"
+	if n.Kind == 0 {
+		n, key = y.Risultati, "risultati"
+	}
+	if n.Kind == 0 || n.Tag == "!!null" {
+		return
+	}
+	v := strings.TrimSpace(n.Value)
+	if n.Kind != yaml.ScalarNode || v == "" {
+		l.errorf("task.yaml %s: want all or test indices separated by commas (0,2,5)", key)
+		return
+	}
+	if v == "all" {
+		for _, t := range tests {
+			t.Public = true
+		}
+		return
+	}
+	for _, x := range strings.Split(v, ",") {
+		i, err := strconv.Atoi(strings.TrimSpace(x))
+		if err != nil || i < 0 || i >= len(tests) {
+			l.errorf("task.yaml %s: %q is not a test's index (0 to %d)", key, strings.TrimSpace(x), len(tests)-1)
+			continue
+		}
+		tests[i].Public = true
+	}
+}
+
+// feedbackLevel reads a CMS or TPS task's feedback_level from file: full,
+// restricted or oi_restricted; restricted, CMS's default, when it is
+// not set.
+func (l *loader) feedbackLevel(p *Problem, file, v string) {
+	switch v {
+	case "":
+		p.CMSFeedbackLevel = "restricted"
+	case "full", "restricted", "oi_restricted":
+		p.CMSFeedbackLevel = v
+	default:
+		l.errorf("%s feedback_level: %q is not full, restricted or oi_restricted", file, v)
+	}
 }

@@ -2,6 +2,7 @@ package problem
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -65,11 +66,15 @@ func (l *loader) cmsGroups(p *Problem, st cmsScoring, tests []*Test) {
 		p.Tests = secret.Tests
 		return
 	}
+	p.CMSRawOutcomes = st.threshold
 	inSome := make([]bool, len(tests))
 	next := 0
 	for k, sub := range st.subtasks {
 		g := &Group{Name: fmt.Sprintf("secret/subtask%d", k+1), Config: base}
 		g.Config.AcceptScore, g.Config.GraderFlags = sub.points, []string{st.reduce}
+		if st.threshold {
+			g.Config.Threshold = &sub.threshold
+		}
 		secret.Groups = append(secret.Groups, g)
 		for i, t := range tests {
 			if sub.has(t.Name, i, next) {
@@ -83,8 +88,9 @@ func (l *loader) cmsGroups(p *Problem, st cmsScoring, tests []*Test) {
 	}
 	for i, t := range tests {
 		if !inSome[i] {
-			// In no subtask: judged, as CMS evaluates it, and worth nothing.
-			addKeyed(unscoredGroup(secret, base), t)
+			// In no subtask: judged, as CMS evaluates it, and worth nothing;
+			// CMS shows it in no subtask, so never to a contestant.
+			addKeyed(unscoredGroup(secret, base, st.threshold), t).Public = false
 		}
 	}
 	for _, g := range secret.Groups {
@@ -95,20 +101,27 @@ func (l *loader) cmsGroups(p *Problem, st cmsScoring, tests []*Test) {
 	}
 }
 
-// addKeyed adds to g the test t by its codename, its Key.
-func addKeyed(g *Group, t *Test) {
-	g.Tests = append(g.Tests, &Test{Name: g.Name + "/" + t.Name, Group: g, In: t.In, Ans: t.Ans, Key: t.Name})
+// addKeyed adds to g the test t by its codename, its Key, and returns it.
+func addKeyed(g *Group, t *Test) *Test {
+	k := &Test{Name: g.Name + "/" + t.Name, Group: g, In: t.In, Ans: t.Ans, Key: t.Name, Public: t.Public}
+	g.Tests = append(g.Tests, k)
+	return k
 }
 
 // unscoredGroup is secret/unscored, the group of the tests in no
-// subtask, made on first use: worth nothing.
-func unscoredGroup(secret *Group, base GroupConfig) *Group {
+// subtask, made on first use: worth nothing. Under GroupThreshold its
+// tests, which no threshold judges, pass on any positive outcome.
+func unscoredGroup(secret *Group, base GroupConfig, threshold bool) *Group {
 	last := secret.Groups[len(secret.Groups)-1]
 	if last.Name == "secret/unscored" {
 		return last
 	}
 	g := &Group{Name: "secret/unscored", Config: base}
 	g.Config.AcceptScore = 0
+	if threshold {
+		inf := math.Inf(1)
+		g.Config.Threshold = &inf
+	}
 	secret.Groups = append(secret.Groups, g)
 	return g
 }

@@ -2,6 +2,7 @@ package problem
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,22 +14,27 @@ import (
 // cmsScoring is a CMS task's score type, as its loader settles it: Sum
 // (each test worth perTest points), or by subtasks, each worth its
 // points times the least outcome of its tests (GroupMin) or their
-// product (GroupMul): reduce is the aggregation, "min" or "mul".
+// product (GroupMul): reduce is the aggregation, "min" or "mul". With
+// threshold (GroupThreshold, reduce "min"), the outcomes are raw
+// numbers, and a subtask is worth its points when each of its tests'
+// is in (0, its threshold].
 type cmsScoring struct {
-	reduce   string
-	perTest  float64
-	subtasks []cmsGroup
-	tests    int
+	reduce    string
+	threshold bool
+	perTest   float64
+	subtasks  []cmsGroup
+	tests     int
 }
 
 // cmsGroup is one subtask: its points and its tests, by count
 // (consecutive), by a pattern on their codenames (000, 001, ...), or by
 // a list of codenames.
 type cmsGroup struct {
-	points  float64
-	count   int
-	pattern *regexp.Regexp
-	names   map[string]bool
+	points    float64
+	threshold float64 // GroupThreshold's, else 0
+	count     int
+	pattern   *regexp.Regexp
+	names     map[string]bool
 }
 
 // cmsScoring settles the score type as italy_yaml does: task.yaml's
@@ -98,18 +104,20 @@ func (l *loader) cmsExplicitScoring(y *cmsTask) cmsScoring {
 		st.reduce = "min"
 	case "GroupMul":
 		st.reduce = "mul"
+	case "GroupThreshold":
+		st.reduce, st.threshold = "min", true
 	default:
-		l.errorf("task.yaml score_type: %q is not supported yet (Sum, GroupMin, GroupMul are)", y.ScoreType)
+		l.errorf("task.yaml score_type: %q is not supported yet (Sum, GroupMin, GroupMul, GroupThreshold are)", y.ScoreType)
 		return st
 	}
 	var params [][]yaml.Node
 	if err := y.ScoreTypeParams.Decode(&params); err != nil {
-		l.errorf("task.yaml score_type_parameters: %s takes a list of [points, tests], tests a count, a pattern of codenames or a list of them: %v", y.ScoreType, err)
+		l.errorf("task.yaml score_type_parameters: %s takes a list of %s, tests a count, a pattern of codenames or a list of them: %v", y.ScoreType, groupParamShape(st.threshold), err)
 		return st
 	}
 	kinds := map[string]bool{}
 	for i, p := range params {
-		g, err := cmsGroupParam(p)
+		g, err := cmsGroupParam(p, st.threshold)
 		if err != nil {
 			l.errorf("task.yaml score_type_parameters[%d]: %v", i, err)
 			continue
@@ -145,18 +153,45 @@ func (g cmsGroup) has(name string, i, first int) bool {
 	return i >= first && i < first+g.count
 }
 
-// cmsGroupParam is one [points, tests] of a group score type.
-func cmsGroupParam(p []yaml.Node) (cmsGroup, error) {
+// groupParamShape is what a group score type's subtask is in
+// score_type_parameters.
+func groupParamShape(threshold bool) string {
+	if threshold {
+		return "[points, tests, threshold]"
+	}
+	return "[points, tests]"
+}
+
+// cmsGroupParam is one [points, tests] of a group score type, or
+// GroupThreshold's [points, tests, threshold].
+func cmsGroupParam(p []yaml.Node, threshold bool) (cmsGroup, error) {
 	var g cmsGroup
-	if len(p) != 2 {
-		return g, fmt.Errorf("want [points, tests], got %d items", len(p))
+	items := 2
+	if threshold {
+		items = 3
+	}
+	if len(p) != items {
+		return g, fmt.Errorf("want %s, got %d items", groupParamShape(threshold), len(p))
 	}
 	if err := p[0].Decode(&g.points); err != nil || !(g.points >= 0) {
 		return g, fmt.Errorf("points %q are not a non-negative number", p[0].Value)
 	}
-	if p[1].Kind == yaml.SequenceNode {
+	if threshold {
+		// CMS takes any number, but no outcome is in (0, t] for t <= 0:
+		// such a subtask is a mistake, worth nothing to anyone.
+		if err := p[2].Decode(&g.threshold); err != nil || !(g.threshold > 0) || math.IsInf(g.threshold, 0) {
+			return g, fmt.Errorf("threshold %q is not a positive number (a test passes when its outcome is in (0, threshold])", p[2].Value)
+		}
+	}
+	return cmsGroupTests(g, p[1])
+}
+
+// cmsGroupTests reads a subtask's tests into g: a count, a pattern of
+// codenames or a list of them.
+func cmsGroupTests(g cmsGroup, n yaml.Node) (cmsGroup, error) {
+	if n.Kind == yaml.SequenceNode {
 		var names []string
-		if err := p[1].Decode(&names); err != nil || len(names) == 0 {
+		if err := n.Decode(&names); err != nil || len(names) == 0 {
 			return g, fmt.Errorf("tests: want codenames (a list of strings)")
 		}
 		g.names = map[string]bool{}
@@ -165,19 +200,19 @@ func cmsGroupParam(p []yaml.Node) (cmsGroup, error) {
 		}
 		return g, nil
 	}
-	if p[1].Tag == "!!int" {
-		n, err := strconv.Atoi(p[1].Value)
-		if err != nil || n <= 0 {
-			return g, fmt.Errorf("%q tests: want a positive count", p[1].Value)
+	if n.Tag == "!!int" {
+		c, err := strconv.Atoi(n.Value)
+		if err != nil || c <= 0 {
+			return g, fmt.Errorf("%q tests: want a positive count", n.Value)
 		}
-		g.count = n
+		g.count = c
 		return g, nil
 	}
 	// CMS matches the pattern with Python's re.match: at the codename's
 	// start; a test may match several subtasks.
-	re, err := regexp.Compile(`^(?:` + p[1].Value + `)`)
+	re, err := regexp.Compile(`^(?:` + n.Value + `)`)
 	if err != nil {
-		return g, fmt.Errorf("pattern %q: %v", p[1].Value, err)
+		return g, fmt.Errorf("pattern %q: %v", n.Value, err)
 	}
 	g.pattern = re
 	return g, nil

@@ -145,7 +145,7 @@ func TestCMSRefused(t *testing.T) {
 		{"n_input differs", cmsStd, map[string]string{"gen/GEN": "a\nb\nc\n"}, "n_input is 2, gen/GEN has 3 tests"},
 		{"missing output", "name: t\ninfile: \"\"\noutfile: \"\"\nn_input: 3\n", nil, "output/output2.txt: missing"},
 		{"binary checker", cmsStd, map[string]string{"check/checker": "\x7fELF"}, "a compiled comparator"},
-		{"score type", cmsStd + "score_type: GroupThreshold\nscore_type_parameters: [[100, 2, 0.5]]\n", nil, `score_type: "GroupThreshold" is not supported yet`},
+		{"score type", cmsStd + "score_type: GroupFancy\nscore_type_parameters: [[100, 2]]\n", nil, `score_type: "GroupFancy" is not supported yet`},
 		{"mixed test kinds", cmsStd + "score_type: GroupMin\nscore_type_parameters: [[50, 1], [50, \"001\"]]\n", nil, "in more than one way"},
 		{"pattern matching nothing", cmsStd + "score_type: GroupMin\nscore_type_parameters: [[50, \"00[01]\"], [50, \"9\"]]\n", nil, "secret/subtask2 has no test"},
 		{"half a score type", cmsStd + "score_type: Sum\n", nil, "go together"},
@@ -251,5 +251,91 @@ func TestCMSCommunication(t *testing.T) {
 	p, err = Load(cmsTaskDir(t, cmsStd+"user_io: std_io\n", 2, map[string]string{"cor/manager.py": "print(1)"}))
 	if err != nil || p.Communication == nil || p.Communication.FIFOArgs || p.Communication.Processes != 1 || len(p.Includes) != 0 {
 		t.Fatalf("std_io, no stubs: %v %+v", err, p)
+	}
+}
+
+// GroupThreshold: [points, tests, threshold] per subtask, tests given as
+// for the other group types; its groups take the least of their tests'
+// pass or fail (min) and carry the threshold; the comparator's outcomes
+// are raw. A test in no subtask passes on any positive outcome.
+func TestCMSGroupThreshold(t *testing.T) {
+	y := "name: t\ninfile: \"\"\noutfile: \"\"\nn_input: 3\nscore_type: GroupThreshold\nscore_type_parameters: [[40, \"000\", 0.5], [60, \"00[01]\", 2]]\n"
+	p, err := Load(cmsTaskDir(t, y, 3, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, g := range p.Root.Groups[0].Groups {
+		got = append(got, fmt.Sprintf("%s %g %v %g %d", g.Name, g.Config.AcceptScore, g.Config.GraderFlags, *g.Config.Threshold, len(g.Tests)))
+	}
+	if want := "secret/subtask1 40 [min] 0.5 1, secret/subtask2 60 [min] 2 2, secret/unscored 0 [] +Inf 1"; strings.Join(got, ", ") != want || !p.CMSRawOutcomes {
+		t.Errorf("groups %s, want %s (raw outcomes %v)", strings.Join(got, ", "), want, p.CMSRawOutcomes)
+	}
+	p, err = Load(cmsTaskDir(t, cmsStd+"score_type: GroupMin\nscore_type_parameters: [[100, 2]]\n", 2, nil))
+	if err != nil || p.CMSRawOutcomes || p.Root.Groups[0].Groups[0].Config.Threshold != nil {
+		t.Errorf("GroupMin: %v, raw outcomes %v", err, p != nil && p.CMSRawOutcomes)
+	}
+	for _, c := range []struct{ params, want string }{
+		{"[[100, 2]]", "score_type_parameters[0]: want [points, tests, threshold], got 2 items"},
+		{"[[100, 2, 0.5, 1]]", "score_type_parameters[0]: want [points, tests, threshold], got 4 items"},
+		{"[[100, 2, 0]]", `score_type_parameters[0]: threshold "0" is not a positive number`},
+		{"[[100, 2, -1]]", `threshold "-1" is not a positive number`},
+		{"[[100, 2, .inf]]", `threshold ".inf" is not a positive number`},
+		{"[[100, 2, x]]", `threshold "x" is not a positive number`},
+		{"[[-5, 2, 1]]", `points "-5" are not a non-negative number`},
+		{"[[100, \"(\", 1]]", `pattern "("`},
+		{"7", "GroupThreshold takes a list of [points, tests, threshold]"},
+		{"[[50, 1, 1], [50, \"001\", 1]]", "in more than one way"},
+	} {
+		_, err := Load(cmsTaskDir(t, cmsStd+"score_type: GroupThreshold\nscore_type_parameters: "+c.params+"\n", 2, nil))
+		if err == nil || !strings.Contains(err.Error(), "task.yaml "+"score_type_parameters") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.params, err, c.want)
+		}
+	}
+}
+
+// public_testcases (or risultati) makes tests public: all, or indices;
+// a public test stays in its subtask, scored. feedback_level is CMS's,
+// restricted by default.
+func TestCMSPublicTestcases(t *testing.T) {
+	public := func(p *Problem) string {
+		var out []string
+		for _, tc := range p.Tests {
+			if tc.Public {
+				out = append(out, tc.Name)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	for _, c := range []struct{ extra, public, level string }{
+		{"", "", "restricted"},
+		{"public_testcases: all\nfeedback_level: full\n", "secret/000 secret/001 secret/002", "full"},
+		{"public_testcases: \"0, 2\"\nfeedback_level: oi_restricted\n", "secret/000 secret/002", "oi_restricted"},
+		{"risultati: \"1\"\n", "secret/001", "restricted"},
+		{"public_testcases: 2\n", "secret/002", "restricted"},
+		{"public_testcases:\n", "", "restricted"},
+	} {
+		p, err := Load(cmsTaskDir(t, "name: t\nn_input: 3\n"+c.extra, 3, nil))
+		if err != nil || public(p) != c.public || p.CMSFeedbackLevel != c.level {
+			t.Errorf("%q: %v: public %q, level %q; want %q, %q", c.extra, err, public(p), p.CMSFeedbackLevel, c.public, c.level)
+		}
+	}
+	// In subtasks: each subtask's copy of a test is public with it; a
+	// test in no subtask, which CMS shows nowhere, never is.
+	p, err := Load(cmsTaskDir(t, "name: t\nn_input: 3\nscore_type: GroupMin\nscore_type_parameters: [[50, [\"000\", \"001\"]], [50, [\"001\"]]]\npublic_testcases: all\n", 3, nil))
+	if err != nil || public(p) != "secret/subtask1/000 secret/subtask1/001 secret/subtask2/001" || p.Root.Groups[0].Groups[0].Config.AcceptScore != 50 {
+		t.Errorf("subtasks: %v: public %q", err, public(p))
+	}
+	for _, c := range []struct{ extra, want string }{
+		{"public_testcases: \"0,3\"\n", `task.yaml public_testcases: "3" is not a test's index (0 to 2)`},
+		{"public_testcases: \"-1\"\n", `task.yaml public_testcases: "-1" is not a test's index`},
+		{"public_testcases: \"0,,1\"\n", `task.yaml public_testcases: "" is not a test's index`},
+		{"risultati: some\n", `task.yaml risultati: "some" is not a test's index`},
+		{"public_testcases: [0, 1]\n", "task.yaml public_testcases: want all or test indices"},
+		{"feedback_level: partial\n", `task.yaml feedback_level: "partial" is not full, restricted or oi_restricted`},
+	} {
+		if _, err := Load(cmsTaskDir(t, "name: t\nn_input: 3\n"+c.extra, 3, nil)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.extra, err, c.want)
+		}
 	}
 }

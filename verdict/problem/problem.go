@@ -120,6 +120,15 @@ type Problem struct {
 	// its output (a CMS task's infile and outfile); "" for stdin and
 	// stdout.
 	InputFile, OutputFile string
+	// CMSRawOutcomes: the task's comparator reports raw outcomes (any
+	// finite number, an error measure), which its groups' Threshold
+	// turns into pass or fail: CMS's GroupThreshold.
+	CMSRawOutcomes bool
+	// CMSFeedbackLevel is a CMS or TPS task's feedback_level: "full",
+	// "restricted" or "oi_restricted" (the contestant sees a failed
+	// subtask's public tests up to its first lowest-scored one, or that
+	// one only); "" for a Kattis package.
+	CMSFeedbackLevel string
 	// Includes are include/<language>/'s files by directory name (a
 	// language id or alias, or IncludeDefault): added to every
 	// submission in that language (verdict resolves the names).
@@ -147,6 +156,10 @@ type GroupConfig struct {
 	Range          *[2]float64
 	ValidatorFlags []string // output_validator_flags
 	MaxScore       *float64 // 2025-09 max_score
+	// Threshold is a CMS GroupThreshold subtask's: a test passes (AC,
+	// its full points) when the comparator's raw outcome is in (0,
+	// Threshold], and fails (WA) otherwise. nil for every other group.
+	Threshold *float64
 	// Grading is "custom" when the group's verdict and score come from
 	// the package's grader (Problem.Grader), given its children's
 	// results; "" or "default" for docket's aggregation by GraderFlags.
@@ -166,6 +179,10 @@ type Test struct {
 	// same Key are one test in several groups (a CMS test in several
 	// subtasks), judged once, its result counted in each.
 	Key string
+	// Public: the test's details are public, as a sample's are, though it
+	// is not in a sample group and is scored as any other test (a CMS
+	// public test case, every TPS test).
+	Public bool
 }
 
 // LoadError is an invalid package; Errors lists every problem found.

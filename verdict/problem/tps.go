@@ -34,6 +34,7 @@ type tpsTask struct {
 	TaskType       string          `json:"task_type"`
 	TaskTypeParams json.RawMessage `json:"task_type_params"`
 	HasManager     bool            `json:"has_manager"`
+	FeedbackLevel  string          `json:"feedback_level"`
 }
 
 // tpsSubtask is subtasks/<name>.json.
@@ -69,9 +70,12 @@ func (l *loader) loadTPS(p *Problem) {
 	if len(l.errs) > 0 {
 		return
 	}
+	l.feedbackLevel(p, "problem.json", y.FeedbackLevel)
 	var tests []*Test
 	for _, c := range codenames {
-		tests = append(tests, &Test{Name: c, In: l.cmsFile("tests/" + c + ".in"), Ans: l.cmsFile("tests/" + c + ".out")})
+		// Every test is public, as CMS's TPS loader makes it: what a
+		// contestant sees of it is up to feedback_level.
+		tests = append(tests, &Test{Name: c, In: l.cmsFile("tests/" + c + ".in"), Ans: l.cmsFile("tests/" + c + ".out"), Public: true})
 	}
 	if len(l.errs) > 0 {
 		return

@@ -72,6 +72,7 @@ func TestTPSRefused(t *testing.T) {
 		{"bad json", `{"code": `, nil, "problem.json:"},
 		{"no code", `{"task_type": "batch"}`, nil, "code is missing"},
 		{"missing answer", tpsStd, map[string]string{"tests/c.in": "3\n"}, "tests/c.out: missing"},
+		{"feedback level", `{"code": "t", "task_type": "batch", "feedback_level": "some"}`, nil, `problem.json feedback_level: "some" is not full, restricted or oi_restricted`},
 		{"option-like file", `{"code": "t", "task_type": "batch", "task_type_params": "{\"task_type_parameters_Batch_io_0_inputfile\": \"-x\"}"}`, nil, "invalid file name"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -127,5 +128,20 @@ func TestTPSCommunication(t *testing.T) {
 	}
 	if !slices.Contains(p.TrustedPrograms(), "graders/manager.cpp") {
 		t.Errorf("trusted programs: %v", p.TrustedPrograms())
+	}
+}
+
+// Every TPS test is public, as CMS's TPS loader makes it, and
+// feedback_level says how much of them a contestant sees (restricted by
+// default).
+func TestTPSFeedbackLevel(t *testing.T) {
+	for j, want := range map[string]string{tpsStd: "restricted", `{"code": "t", "task_type": "Batch", "feedback_level": "full"}`: "full"} {
+		p, err := Load(tpsDir(t, j, map[string]string{"subtasks/1.json": `{"score": 100, "testcases": ["a", "b"]}`}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.CMSFeedbackLevel != want || len(p.Tests) != 2 || !p.Tests[0].Public || !p.Tests[1].Public {
+			t.Errorf("%s: level %q, tests %+v %+v", j, p.CMSFeedbackLevel, p.Tests[0], p.Tests[1])
+		}
 	}
 }
