@@ -88,7 +88,9 @@ public class grader {
 
 // pascalCase: the grader, a program, uses the contestant's unit, named
 // after the task, and a unit of the task's (pluslib.pas, a header) that
-// the grader and the submission may both use.
+// the grader and the submission may both use. The submission is sent
+// as mine.p and named plus.pas, the grader's extension: fpc finds the
+// unit plus only as plus.pas (or plus.pp).
 func pascalCase() cmsGraderCase {
 	add := func(op string) string {
 		return "unit plus;\n\ninterface\n\nuses pluslib;\n\nfunction add(a, b: TNum): TNum;\n\nimplementation\n\n" +
@@ -105,7 +107,7 @@ begin
     writeln(add(a, b));
 end.
 `, headers: map[string]string{"pluslib.pas": "unit pluslib;\n\ninterface\n\ntype TNum = int64;\n\nimplementation\n\nend.\n"},
-		add: add, submissionName: "mine.pas"}
+		add: add, submissionName: "mine.p"}
 }
 
 // haskellCase: the grader is the Main module; the submission is the
