@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -234,5 +235,34 @@ func TestCMSGraderLanguages(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A task with graders refuses a submission in a language none of them
+// serves, as CMS stops with its configuration error: SE naming the
+// task's graders, nothing compiled; C is not of C++'s family. A language
+// of a grader's family (cpp20 for grader.cpp) is served.
+func TestCMSNoGraderForLanguage(t *testing.T) {
+	j := testJudge(t)
+	p := loadPackage(t, cmsGraderTask(cppCase("cpp")))
+	for _, c := range []struct{ lang, file, src string }{
+		{"python3", "plus.py", plainPython},
+		{"c11", "plus.c", cAdd("+")},
+	} {
+		lang, err := j.Langs.Lookup(c.lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, _, err := withIncludes(j.Langs, lang, p, map[string][]byte{c.file: []byte(c.src)}); !errors.Is(err, ErrNoGrader) {
+			t.Errorf("%s: withIncludes: %v, want ErrNoGrader", c.lang, err)
+		}
+		res := j.Judge(context.Background(), p, toSubmission(c.lang, map[string]string{c.file: c.src}), Options{TimeLimit: 5 * time.Second})
+		if res.Verdict != SE || !strings.Contains(res.Error, "has grader.cpp") || res.Compile.Log != "" || len(res.Tests) != 0 {
+			t.Errorf("%s: %s %q, compile log %q; want SE naming grader.cpp", c.lang, res.Verdict, res.Error, res.Compile.Log)
+		}
+	}
+	res := j.Judge(context.Background(), p, toSubmission("cpp20", map[string]string{"plus.cpp": cAdd("+")}), Options{TimeLimit: 5 * time.Second})
+	if res.Verdict != AC || res.Score != 100 {
+		t.Errorf("cpp20: %s %g %q", res.Verdict, res.Score, res.Error)
 	}
 }

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,6 +23,9 @@ import (
 // runs a class, the class.
 func withIncludes(c *langs.Catalog, lang *langs.Language, p *problem.Problem, files map[string][]byte) (out map[string][]byte, main string, notes []string, err error) {
 	dirs := includeDirs(c, lang, p.Includes)
+	if err := needGrader(p, lang, dirs); err != nil {
+		return nil, "", nil, err
+	}
 	files, notes = taskNamed(p, lang, files, graderExt(lang, p.Includes, dirs))
 	if len(dirs) == 0 {
 		return files, "", notes, nil
@@ -49,6 +53,31 @@ func withIncludes(c *langs.Catalog, lang *langs.Language, p *problem.Problem, fi
 		main = strings.TrimSuffix(main, filepath.Ext(main))
 	}
 	return out, main, notes, nil
+}
+
+// ErrNoGrader means a CMS or TPS task compiles its submissions with a
+// grader and has none for the submission's language.
+var ErrNoGrader = errors.New("no grader for the language")
+
+// needGrader refuses a submission to a CMS or TPS task with graders in
+// a language none of them serves: CMS compiles every submission of such
+// a task with grader.%l and stops with a configuration error ("missing
+// manager") without one. Judged alone, the contestant's function would
+// be CE or WA for the task's omission.
+func needGrader(p *problem.Problem, lang *langs.Language, dirs []string) error {
+	if p.CMSName == "" || len(p.Includes) == 0 || len(dirs) > 0 {
+		return nil
+	}
+	var graders []string
+	for _, inc := range p.Includes {
+		for _, f := range inc {
+			if f.Main {
+				graders = append(graders, f.Name)
+			}
+		}
+	}
+	sort.Strings(graders)
+	return fmt.Errorf("%w %s: the task compiles every submission with its language's grader, and has %s", ErrNoGrader, lang.Name, strings.Join(graders, ", "))
 }
 
 // taskNamed names a CMS task's submission as CMS's submission format
