@@ -130,11 +130,17 @@ const pythonMain = `def _docket_main():
 exec(*_docket_main())
 `
 
-// pythonCheck byte-compiles the main source without running it or
-// writing a .pyc (the box is read-only once built): a syntax error is a
-// compile error, with Python's message, as py_compile reports it on
-// Kattis, DOMjudge and CMS.
+// pythonCheck byte-compiles every source without running it or writing
+// a .pyc (the box is read-only once built): a syntax error is a compile
+// error, with Python's message, as py_compile reports it on Kattis and
+// DOMjudge and compileall on CMS. Every source, not the main one alone:
+// DOMjudge and CMS compile them all, and a grader's contestant module
+// (a CMS task's plus.py, imported by grader.py) would otherwise fail
+// only at its import, RE on every test instead of CE.
 var pythonCheck = []string{"-c", "import sys, traceback\n" +
-	"try: compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec')\n" +
-	"except (SyntaxError, ValueError) as e: sys.exit(''.join(traceback.format_exception_only(type(e), e)))",
-	"{main}"}
+	"bad = []\n" +
+	"for f in sys.argv[1:]:\n" +
+	"    try: compile(open(f, 'rb').read(), f, 'exec')\n" +
+	"    except (SyntaxError, ValueError) as e: bad.append(''.join(traceback.format_exception_only(type(e), e)))\n" +
+	"sys.exit(''.join(bad) or None)",
+	"{files}"}

@@ -112,7 +112,11 @@ func domjudgeLangs() []*Language {
 		},
 		{
 			ID: "php", Name: "PHP", Extensions: []string{".php"}, Source: "main.php",
-			Compile: []string{"php", "-l", "{main}"},
+			// Every source is linted, as JavaScript's: with a grader that
+			// includes the contestant's file (a CMS task's grader.php and
+			// plus.php), a syntax error there is CE, not RE at the include.
+			// php -l takes one file; the check stops at the first that fails.
+			Compile: []string{"/bin/sh", "-c", `for f do php -l "$f" || exit; done`, "php-lint", "{files}"},
 			Run:     []string{"php", "{main}"}, Binds: []string{"/etc/php"},
 			TimeMultiplier: 2, Version: []string{"php", "--version"},
 		},

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,8 +22,11 @@ import (
 // it is the entry point: main names it, a file or, for a language that
 // runs a class, the class.
 func withIncludes(c *langs.Catalog, lang *langs.Language, p *problem.Problem, files map[string][]byte) (out map[string][]byte, main string, notes []string, err error) {
-	files, notes = taskNamed(p, lang, files)
 	dirs := includeDirs(c, lang, p.Includes)
+	if err := needGrader(p, lang, dirs); err != nil {
+		return nil, "", nil, err
+	}
+	files, notes = taskNamed(p, lang, files, graderExt(lang, p.Includes, dirs))
 	if len(dirs) == 0 {
 		return files, "", notes, nil
 	}
@@ -51,22 +55,67 @@ func withIncludes(c *langs.Catalog, lang *langs.Language, p *problem.Problem, fi
 	return out, main, notes, nil
 }
 
+// ErrNoGrader means a CMS or TPS task compiles its submissions with a
+// grader and has none for the submission's language.
+var ErrNoGrader = errors.New("no grader for the language")
+
+// needGrader refuses a submission to a CMS or TPS task with graders in
+// a language none of them serves: CMS compiles every submission of such
+// a task with grader.%l and stops with a configuration error ("missing
+// manager") without one. Judged alone, the contestant's function would
+// be CE or WA for the task's omission.
+func needGrader(p *problem.Problem, lang *langs.Language, dirs []string) error {
+	if p.CMSName == "" || len(p.Includes) == 0 || len(dirs) > 0 {
+		return nil
+	}
+	var graders []string
+	for _, inc := range p.Includes {
+		for _, f := range inc {
+			if f.Main {
+				graders = append(graders, f.Name)
+			}
+		}
+	}
+	sort.Strings(graders)
+	return fmt.Errorf("%w %s: the task compiles every submission with its language's grader, and has %s", ErrNoGrader, lang.Name, strings.Join(graders, ", "))
+}
+
 // taskNamed names a CMS task's submission as CMS's submission format
 // does, <task name>.<ext>, when it is one source file of the language
 // (a grader includes or imports it by that name); other submissions
-// keep their names.
-func taskNamed(p *problem.Problem, lang *langs.Language, files map[string][]byte) (map[string][]byte, []string) {
+// keep their names. ext is the grader's extension, "" without a grader
+// (the submission's own is kept): CMS names both grader.%l and the
+// submission's <task>.%l with the language's one extension, and a
+// grader may find the submission only by it: Free Pascal looks up the
+// unit plus of "uses plus" as plus.pas or plus.pp, never plus.p.
+func taskNamed(p *problem.Problem, lang *langs.Language, files map[string][]byte, ext string) (map[string][]byte, []string) {
 	if p.CMSName == "" || len(files) != 1 {
 		return files, nil
 	}
 	for n, b := range files {
 		want := p.CMSName + filepath.Ext(n)
+		if ext != "" {
+			want = p.CMSName + ext
+		}
 		if n == want || !hasExt(n, lang.Extensions) || langs.ValidFileName(want) != nil {
 			return files, nil
 		}
 		return map[string][]byte{want: b}, []string{fmt.Sprintf("%s is named %s in the box, as the task's submission format names it", n, want)}
 	}
 	return files, nil
+}
+
+// graderExt is the extension of lang's main include file among dirs (a
+// CMS task's grader.<ext>), "" without one.
+func graderExt(lang *langs.Language, inc map[string][]problem.Include, dirs []string) string {
+	for _, d := range dirs {
+		for _, f := range inc[d] {
+			if f.Main && hasExt(f.Name, lang.Extensions) {
+				return filepath.Ext(f.Name)
+			}
+		}
+	}
+	return ""
 }
 
 // includeMain is problemtools' rule for an include's main file.
