@@ -131,9 +131,12 @@ func (l *loader) loadCMS(p *Problem) {
 	if len(l.errs) > 0 {
 		return
 	}
+	l.cmsOutputRules(p, y, tests)
 	l.cmsGroups(p, st, tests)
 	l.cmsComparator(p)
-	l.cmsGraders(p)
+	if !p.OutputOnly { // no program, nothing to grade (CMS reads no sol/ then)
+		l.cmsGraders(p)
+	}
 }
 
 func firstOf(s ...string) string {
@@ -195,12 +198,6 @@ func (l *loader) cmsFiles(p *Problem, y *cmsTask) {
 // cmsRefuse names what of a CMS task docket does not judge yet: a
 // load error each, never a task judged some other way.
 func (l *loader) cmsRefuse(y *cmsTask) {
-	if y.OutputOnly {
-		l.errorf("task.yaml: output_only tasks are not supported yet")
-	}
-	if y.OutputOnlyTests.Value != "" || y.OutputOptional.Value != "" {
-		l.errorf("task.yaml: output_only_testcases and output_optional_testcases (BatchAndOutput) are not supported yet")
-	}
 	l.refuseManagers("check/manager", "cor/manager", "check/manager.cpp", "cor/manager.cpp")
 }
 

@@ -97,7 +97,8 @@ func (l *loader) cmsGroups(p *Problem, st cmsScoring, tests []*Test) {
 
 // addKeyed adds to g the test t by its codename, its Key.
 func addKeyed(g *Group, t *Test) {
-	g.Tests = append(g.Tests, &Test{Name: g.Name + "/" + t.Name, Group: g, In: t.In, Ans: t.Ans, Key: t.Name})
+	g.Tests = append(g.Tests, &Test{Name: g.Name + "/" + t.Name, Group: g, In: t.In, Ans: t.Ans, Key: t.Name,
+		Output: t.Output, OutputFile: t.OutputFile})
 }
 
 // unscoredGroup is secret/unscored, the group of the tests in no

@@ -132,8 +132,10 @@ func TestCMSRefused(t *testing.T) {
 	}{
 		{"option-like infile", "name: t\ninfile: -x.txt\noutfile: \"\"\nn_input: 2\n", nil, `task.yaml infile: invalid file name "-x.txt"`},
 		{"one file both ways", "name: t\ninfile: io.txt\noutfile: io.txt\nn_input: 2\n", nil, `infile and outfile are both "io.txt"`},
-		{"output only", cmsStd + "output_only: true\n", nil, "output_only tasks are not supported yet"},
-		{"batch and output", cmsStd + "output_only_testcases: \"0\"\n", nil, "BatchAndOutput"},
+		{"output test out of range", cmsStd + "output_only_testcases: \"0, 2\"\n", nil, `output_only_testcases: "2" is not a test number (0 to 1)`},
+		{"output test not a number", cmsStd + "output_optional_testcases: \"a\"\n", nil, `output_optional_testcases: "a" is not a test number`},
+		{"output tests a list", cmsStd + "output_only_testcases: [0, 1]\n", nil, "output_only_testcases: want a comma-separated string"},
+		{"output tests of output only", cmsStd + "output_only: true\noutput_only_testcases: \"0\"\n", nil, "an output_only task takes every test's output file"},
 		{"communication", cmsStd, map[string]string{"check/manager.cpp": "int main(){}"}, "check/manager.cpp: Communication tasks are not supported yet"},
 		{"unknown key", cmsStd + "tiem_limit: 1\n", nil, `unknown key "tiem_limit"`},
 		{"no name", "title: T\ninfile: \"\"\noutfile: \"\"\nn_input: 2\n", nil, "name is missing"},

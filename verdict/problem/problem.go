@@ -109,6 +109,11 @@ type Problem struct {
 	// its output (a CMS task's infile and outfile); "" for stdin and
 	// stdout.
 	InputFile, OutputFile string
+	// OutputOnly is a CMS OutputOnly task: the submission is output
+	// files alone (output_<codename>.txt), no program; every test is
+	// judged from its file. BatchAndOutput is a CMS BatchAndOutput task:
+	// a program, and output files for the tests whose Output says so.
+	OutputOnly, BatchAndOutput bool
 	// Includes are include/<language>/'s files by directory name (a
 	// language id or alias, or IncludeDefault): added to every
 	// submission in that language (verdict resolves the names).
@@ -155,6 +160,12 @@ type Test struct {
 	// same Key are one test in several groups (a CMS test in several
 	// subtasks), judged once, its result counted in each.
 	Key string
+	// Output is how the test takes a submitted output file (a CMS
+	// OutputOnly or BatchAndOutput task's), OutputFile that file's name
+	// in the submission (output_<codename>.txt); OutputNone and "" for
+	// a test that runs the program.
+	Output     OutputRule
+	OutputFile string
 }
 
 // LoadError is an invalid package; Errors lists every problem found.

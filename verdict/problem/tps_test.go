@@ -60,9 +60,10 @@ func TestTPSRefused(t *testing.T) {
 		extra      map[string]string
 		want       string
 	}{
-		{"communication", `{"code": "t", "task_type": "Communication"}`, nil, `task_type "Communication": only Batch tasks are supported yet`},
+		{"communication", `{"code": "t", "task_type": "Communication"}`, nil, `task_type "Communication": only Batch, OutputOnly and BatchAndOutput tasks are supported yet`},
 		{"manager", tpsStd, map[string]string{"graders/manager.cpp": "int main(){}"}, "graders/manager.cpp: Communication tasks are not supported yet"},
-		{"output only subtask", tpsStd, map[string]string{"subtasks/1.json": `{"score": 100, "testcases": ["a"], "output_only": true}`}, "BatchAndOutput"},
+		{"output only subtask", tpsStd, map[string]string{"subtasks/1.json": `{"score": 100, "testcases": ["a"], "output_only": true}`}, "output_only and output_optional subtasks need problem.json task_type BatchAndOutput, not Batch"},
+		{"output file not a file name", `{"code": "t", "task_type": "OutputOnly"}`, map[string]string{"tests/x y.in": "1\n", "tests/x y.out": "1\n"}, `test "x y": its output file cannot be submitted`},
 		{"unknown test", tpsStd, map[string]string{"subtasks/1.json": `{"score": 100, "testcases": ["a", "c"]}`}, `test "c" is not in tests/`},
 		{"no score", tpsStd, map[string]string{"subtasks/1.json": `{"testcases": ["a"]}`}, "score is missing"},
 		{"bad json", `{"code": `, nil, "problem.json:"},
