@@ -176,6 +176,11 @@ func (j *Judge) judgeSubmission(ctx context.Context, p *problem.Problem, sub Sub
 	if p.TakesOutputs() {
 		return j.judgeWithOutputs(ctx, p, sub, opt)
 	}
+	if sub.Language == "" && OutputFilesAlone(sortedKeys(sub.Files)) {
+		// The worker lets such a job through without a language: only
+		// the problem knows it takes a program.
+		return failed(emptyResult(p, sub), CE, "this problem takes a program, not output files alone (only a CMS OutputOnly or BatchAndOutput task takes output_<codename>.txt files)")
+	}
 	return j.judgeProgram(ctx, p, sub, opt, emptyResult(p, sub), nil)
 }
 

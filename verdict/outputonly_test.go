@@ -99,6 +99,17 @@ func TestOutputOnlyRefusedNames(t *testing.T) {
 	}
 }
 
+// A problem that takes a program refuses output files alone, CE, saying
+// so, rather than an SE for a missing language.
+func TestOutputFilesForABatchTask(t *testing.T) {
+	j := testJudge(t)
+	p := loadPackage(t, outputTask("", nil))
+	res := j.Judge(context.Background(), p, toSubmission("", map[string]string{"output_000.txt": "-5\n"}), Options{})
+	if res.Verdict != CE || !strings.Contains(res.Error, "this problem takes a program, not output files alone") {
+		t.Errorf("%s %q, want CE", res.Verdict, res.Error)
+	}
+}
+
 // A submitted output file is bounded by the output limit, as a
 // program's output is: over it, its test is OLE; the others are judged.
 func TestOutputOnlyOversize(t *testing.T) {
