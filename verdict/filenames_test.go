@@ -132,7 +132,7 @@ func TestOptionNamedFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res = j.judgeFiles(context.Background(), p, lang, sub, Options{}, &Result{})
+			res = j.judgeFiles(context.Background(), p, lang, sub, Options{}, &Result{}, nil)
 			if res.Verdict != AC {
 				t.Errorf("judged past the name rule: %s (%s), compile log %q; want AC, the names as files", res.Verdict, res.Error, res.Compile.Log)
 			}

@@ -173,7 +173,21 @@ func emptyResult(p *problem.Problem, sub Submission) *Result {
 
 // judgeSubmission is Judge without the check for abandonment.
 func (j *Judge) judgeSubmission(ctx context.Context, p *problem.Problem, sub Submission, opt Options) *Result {
-	res := emptyResult(p, sub)
+	if p.TakesOutputs() {
+		return j.judgeWithOutputs(ctx, p, sub, opt)
+	}
+	if sub.Language == "" && OutputFilesAlone(sortedKeys(sub.Files)) {
+		// The worker lets such a job through without a language: only
+		// the problem knows it takes a program.
+		return failed(emptyResult(p, sub), CE, "this problem takes a program, not output files alone (only a CMS OutputOnly or BatchAndOutput task takes output_<codename>.txt files)")
+	}
+	return j.judgeProgram(ctx, p, sub, opt, emptyResult(p, sub), nil)
+}
+
+// judgeProgram judges a submission that holds a program, in its
+// language, with outs, the submitted output files of a task that takes
+// them.
+func (j *Judge) judgeProgram(ctx context.Context, p *problem.Problem, sub Submission, opt Options, res *Result, outs map[string][]byte) *Result {
 	lang, err := j.Langs.Lookup(sub.Language)
 	if err != nil {
 		return failed(res, SE, err.Error())
@@ -198,12 +212,14 @@ func (j *Judge) judgeSubmission(ctx context.Context, p *problem.Problem, sub Sub
 			return failed(res, CE, err.Error()) // the contestant's choice, like the names
 		}
 	}
-	return j.judgeFiles(ctx, p, lang, sub, opt, res)
+	return j.judgeFiles(ctx, p, lang, sub, opt, res, outs)
 }
 
 // judgeFiles judges a submission whose language and file names were
-// checked, in a fresh workspace under the work directory.
-func (j *Judge) judgeFiles(ctx context.Context, p *problem.Problem, lang *langs.Language, sub Submission, opt Options, res *Result) *Result {
+// checked, in a fresh workspace under the work directory; outs are its
+// output files (a task's that takes them), and lang nil when it has
+// nothing else.
+func (j *Judge) judgeFiles(ctx context.Context, p *problem.Problem, lang *langs.Language, sub Submission, opt Options, res *Result, outs map[string][]byte) *Result {
 	work := j.workDir()
 	if err := safedir.Ensure(work, 0o711); err != nil {
 		return failed(res, SE, "work directory: "+err.Error())
@@ -215,7 +231,7 @@ func (j *Judge) judgeFiles(ctx context.Context, p *problem.Problem, lang *langs.
 	defer os.RemoveAll(ws)
 	os.Chmod(ws, 0o711)
 	r := &judging{j: j, p: p, lang: lang, ws: ws, opt: opt, res: res, entry: sub.EntryPoint, ctx: ctx,
-		slot: j.Slot, outputs: newTestOutputs(filepath.Join(ws, "output")), stats: &runStats{}, extra: &extraSlots{}}
+		slot: j.Slot, outputs: newTestOutputs(filepath.Join(ws, "output")), stats: &runStats{}, extra: &extraSlots{}, submitted: outs}
 	defer r.outputs.close() // before the workspace's removal
 	defer r.extra.release()
 	r.testFn = r.test
@@ -278,6 +294,10 @@ type judging struct {
 	manager     *built // a Communication task's
 	// graderFailed: the custom grader failed on a group (the result is SE)
 	graderFailed bool
+	// submitted are the submission's output files by name (a CMS
+	// OutputOnly or BatchAndOutput task's); lang and prog are nil when
+	// it has no program.
+	submitted map[string][]byte
 	// judgedKeys are the results of the tests judged so far that have a
 	// Key, for the same test in another group.
 	judgedKeys map[string]TestResult
@@ -311,7 +331,10 @@ func (r *judging) limits() {
 	case r.p.Limits.Time > 0:
 		base, src = r.p.Limits.Time, r.p.Limits.TimeSource
 	}
-	mult := r.lang.TimeMultiplier
+	mult, reserve, langDisk := 1.0, 0, 0
+	if l := r.lang; l != nil { // nil: output files alone, no program
+		mult, reserve, langDisk = l.TimeMultiplier, l.MemoryReserveMB, l.DiskMB
+	}
 	if mult <= 0 {
 		mult = 1
 	}
@@ -322,10 +345,10 @@ func (r *judging) limits() {
 	r.outMB = firstPositive(r.opt.OutputMB, r.p.Limits.OutputMB, DefaultOutputMB)
 	// The package knows what its tests need; at least the output limit,
 	// so that a file as large as the allowed output can be written.
-	r.diskMB = max(firstPositive(r.p.Limits.DiskMB, r.lang.DiskMB, DefaultDiskMB), r.outMB)
+	r.diskMB = max(firstPositive(r.p.Limits.DiskMB, langDisk, DefaultDiskMB), r.outMB)
 	*lu = LimitsUsed{TimeMs: r.tl.Milliseconds(), BaseTimeMs: base.Milliseconds(), TimeSource: src,
 		TimeMultiplier: mult, WallMs: r.wall.Milliseconds(), WallOvershoot: over.String(),
-		MemoryMB: r.memMB, MemoryReserveMB: r.lang.MemoryReserveMB, OutputMB: r.outMB, DiskMB: r.diskMB}
+		MemoryMB: r.memMB, MemoryReserveMB: reserve, OutputMB: r.outMB, DiskMB: r.diskMB}
 }
 
 func firstPositive(v ...int) int {
@@ -341,60 +364,22 @@ func (r *judging) judge(ctx context.Context, sub Submission) {
 	res := r.res
 	// The problem's own programs first: a checker that does not compile is
 	// the package's fault (SE) and must not cost the contestant a CE.
-	var err error
-	if r.p.Checker != nil {
-		if r.checker, err = r.buildTrusted(r.p.Checker, "checker"); err != nil {
-			failed(res, SE, err.Error())
-			return
-		}
-	}
-	if r.p.Interactor != nil {
-		if r.interactor, err = r.buildTrusted(r.p.Interactor, "interactor"); err != nil {
-			failed(res, SE, err.Error())
-			return
-		}
-	}
-	if r.p.Grader != nil {
-		if r.grader, err = r.buildTrusted(r.p.Grader, "grader"); err != nil {
-			failed(res, SE, err.Error())
-			return
-		}
-	}
-	if c := r.p.Communication; c != nil {
-		if r.manager, err = r.buildTrusted(c.Manager, "manager"); err != nil {
-			failed(res, SE, err.Error())
-			return
-		}
-	}
-	start := time.Now()
-	var cr CompileResult
-	if r.p.TwoStep != nil && r.p.TwoStep.Programs {
-		first, second := splitTwoPrograms(sub.Files)
-		if len(first) == 0 || len(second) == 0 {
-			failed(res, CE, "a two-program submission needs files named first.* and second.*")
-			return
-		}
-		if r.entry != "" {
-			failed(res, CE, "an entry point names one program's start; a two-program submission has two, each found by its language's rules: leave it unset")
-			return
-		}
-		r.prog, cr, err = r.buildWithIncludes(first, "build1")
-		if err == nil && cr.OK {
-			var cr2 CompileResult
-			r.prog2, cr2, err = r.buildWithIncludes(second, "build2")
-			cr.OK = cr2.OK
-			cr.Log = strings.TrimSpace(cr.Log + "\n" + cr2.Log)
-		}
-	} else {
-		r.prog, cr, err = r.buildWithIncludes(sub.Files, "build")
-	}
-	cr.TimeMs = time.Since(start).Milliseconds()
-	if err != nil {
-		res.Compile = cr
+	if err := r.buildOwn(); err != nil {
 		failed(res, SE, err.Error())
 		return
 	}
+	if msg := r.twoProgramsRefusal(sub.Files); msg != "" {
+		failed(res, CE, msg)
+		return
+	}
+	start := time.Now()
+	cr, err := r.compile(sub.Files)
+	cr.TimeMs = time.Since(start).Milliseconds()
 	res.Compile = cr
+	if err != nil {
+		failed(res, SE, err.Error())
+		return
+	}
 	if r.opt.Observer != nil && ctx.Err() == nil {
 		r.opt.Observer.Compiled(cr)
 	}
@@ -403,6 +388,70 @@ func (r *judging) judge(ctx context.Context, sub Submission) {
 		return
 	}
 	r.judgeTests(ctx)
+}
+
+// buildOwn builds the problem's checker, interactor, custom grader and
+// manager.
+func (r *judging) buildOwn() error {
+	var err error
+	if r.p.Checker != nil {
+		if r.checker, err = r.buildTrusted(r.p.Checker, "checker"); err != nil {
+			return err
+		}
+	}
+	if r.p.Interactor != nil {
+		if r.interactor, err = r.buildTrusted(r.p.Interactor, "interactor"); err != nil {
+			return err
+		}
+	}
+	if r.p.Grader != nil {
+		if r.grader, err = r.buildTrusted(r.p.Grader, "grader"); err != nil {
+			return err
+		}
+	}
+	if c := r.p.Communication; c != nil {
+		if r.manager, err = r.buildTrusted(c.Manager, "manager"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// twoProgramsRefusal says why a two-program problem's submission is no
+// pair of programs; "" when it is one, or the problem is another kind.
+func (r *judging) twoProgramsRefusal(files map[string][]byte) string {
+	if r.p.TwoStep == nil || !r.p.TwoStep.Programs {
+		return ""
+	}
+	first, second := splitTwoPrograms(files)
+	if len(first) == 0 || len(second) == 0 {
+		return "a two-program submission needs files named first.* and second.*"
+	}
+	if r.entry != "" {
+		return "an entry point names one program's start; a two-program submission has two, each found by its language's rules: leave it unset"
+	}
+	return ""
+}
+
+// compile builds the submission's program (two, for a two-program
+// problem); a submission of output files alone has none to build.
+func (r *judging) compile(files map[string][]byte) (cr CompileResult, err error) {
+	switch {
+	case r.lang == nil:
+		return CompileResult{OK: true, Log: noCompilation}, nil
+	case r.p.TwoStep != nil && r.p.TwoStep.Programs:
+		first, second := splitTwoPrograms(files)
+		r.prog, cr, err = r.buildWithIncludes(first, "build1")
+		if err == nil && cr.OK {
+			var cr2 CompileResult
+			r.prog2, cr2, err = r.buildWithIncludes(second, "build2")
+			cr.OK = cr2.OK
+			cr.Log = strings.TrimSpace(cr.Log + "\n" + cr2.Log)
+		}
+		return cr, err
+	}
+	r.prog, cr, err = r.buildWithIncludes(files, "build")
+	return cr, err
 }
 
 // judgeTests runs every test through the group tree and fills in the

@@ -29,6 +29,11 @@ const (
 // the judging writes in turn; the other kinds get a directory each.
 func (r *judging) test(ctx context.Context, t *problem.Test) TestResult {
 	tr := TestResult{Name: t.Name, Group: t.Group.Name, Score: 1}
+	if t.Output != problem.OutputNone || r.prog == nil {
+		if tr, done := r.outputTest(t, tr); done {
+			return tr
+		}
+	}
 	fileIO := r.p.InputFile != "" || r.p.OutputFile != ""
 	if !r.p.MultiPass && !r.p.Interactive && r.p.TwoStep == nil && r.checker == nil && !fileIO && r.p.Communication == nil {
 		return r.comparedTest(t, tr)
@@ -236,7 +241,7 @@ func (r *judging) check(t *problem.Test, dir, out string, tr TestResult) TestRes
 	kattis := r.p.Checker.Protocol == problem.Kattis
 	switch {
 	case r.p.Checker.Protocol == problem.CMS:
-		cmd.Args = r.checker.command(checkerMemoryMB, "input", "answer", "output")
+		cmd.Args = r.checker.command(checkerMemoryMB, r.comparatorArgs(t)...)
 	case kattis:
 		fb := filepath.Join(box, "feedback")
 		if err := mkBox(fb, r.slot.TrustedUID); err != nil {

@@ -46,8 +46,8 @@ func DecodeJob(data []byte, maxSource int) (*protocol.Job, error) {
 	if j.V != protocol.Version {
 		return &j, poison(verdict.SE, "unsupported protocol version v=%d (this worker speaks v=%d)", j.V, protocol.Version)
 	}
-	if j.Language == "" {
-		return &j, poison(verdict.SE, "job has no language")
+	if j.Language == "" && !verdict.OutputFilesAlone(sortedNames(j.Files)) {
+		return &j, poison(verdict.SE, "job has no language (only a submission of output files alone, each named output_<codename>.txt, may have none)")
 	}
 	if (j.Problem == "") == (j.InlineProblem == nil) {
 		return &j, poison(verdict.SE, "job needs exactly one of problem and inline_problem")

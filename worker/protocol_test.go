@@ -67,3 +67,32 @@ func TestDecodeJobEntryPoint(t *testing.T) {
 		}
 	}
 }
+
+// A job of output files alone (output_<codename>.txt, a CMS OutputOnly
+// task's submission) may have no language; any other job needs one. The
+// output files' names are checked as any file's.
+func TestDecodeJobOutputFiles(t *testing.T) {
+	job := func(names ...string) []byte {
+		files := map[string]string{}
+		for _, n := range names {
+			files[n] = "42\n"
+		}
+		b, _ := json.Marshal(protocol.Job{V: 1, SubmissionID: "s-1", Problem: "oo", Files: files})
+		return b
+	}
+	if j, err := DecodeJob(job("output_000.txt", "output_1-01.txt"), 0); err != nil || j.Language != "" {
+		t.Errorf("output files alone: %v", err)
+	}
+	for _, names := range [][]string{{"main.c"}, {"output_000.txt", "main.c"}, {}} {
+		_, err := DecodeJob(job(names...), 0)
+		var pe *PoisonError
+		if !errors.As(err, &pe) || pe.Verdict != verdict.SE || !strings.Contains(pe.Msg, "job has no language") {
+			t.Errorf("files %q without a language: %v, want SE: no language", names, err)
+		}
+	}
+	_, err := DecodeJob(job("output_../x.txt"), 0)
+	var pe *PoisonError
+	if !errors.As(err, &pe) || pe.Verdict != verdict.CE || !errors.Is(err, langs.ErrFileName) {
+		t.Errorf("output_../x.txt: %v, want a CE PoisonError wrapping langs.ErrFileName", err)
+	}
+}

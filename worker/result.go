@@ -18,6 +18,10 @@ import (
 // series to every scrape.
 const unknownLanguage = "unknown"
 
+// noLanguage is the metrics label of a submission of output files alone
+// (a CMS OutputOnly task's), which has no language.
+const noLanguage = "none"
+
 // catalog is the worker's language catalog: its judger's.
 func (w *Worker) catalog() *langs.Catalog { return w.judge.Langs() }
 
@@ -33,6 +37,9 @@ func (w *Worker) languageID(name string) string {
 
 // languageLabel is the bounded metrics label of a job's language.
 func (w *Worker) languageLabel(name string) string {
+	if name == "" {
+		return noLanguage
+	}
 	if id := w.languageID(name); id != "" {
 		return id
 	}

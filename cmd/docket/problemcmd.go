@@ -234,7 +234,7 @@ func checkSubmission(j *verdict.Judge, p *problem.Problem, s problem.ExampleSubm
 		mark = "FAIL"
 		detail += fmt.Sprintf("  (expected %s)", s.Expect) + missDetail(res)
 	}
-	fmt.Fprintf(stdout, "  %s %-40s %-10s %s  (%.1fs)\n", mark, s.Rel, sub.Language, detail, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "  %s %-40s %-10s %s  (%.1fs)\n", mark, s.Rel, languageOf(sub), detail, time.Since(start).Seconds())
 	return res, ok
 }
 

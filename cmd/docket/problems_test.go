@@ -302,3 +302,34 @@ func TestRunJSONLoadFailures(t *testing.T) {
 		})
 	}
 }
+
+// docket run judges output files against an OutputOnly task (no
+// language, nothing compiled): two of the four files of
+// problems/cms-outputonly, each the best answer, score half; a program
+// beside them is CE, naming it.
+func TestRunOutputFiles(t *testing.T) {
+	needRoot(t)
+	bin := docketBinary(t)
+	env := append(os.Environ(), "DOCKET_SANDBOX_DIR="+t.TempDir(), "DOCKET_CACHE_DIR="+t.TempDir())
+	const dir = "../../problems/cms-outputonly/submissions/accepted/optimal/"
+	run := func(files ...string) (int, map[string]any) {
+		cmd := exec.Command(bin, append([]string{"run", "--json", "--quiet", "--problem", "../../problems/cms-outputonly"}, files...)...)
+		cmd.Env = env
+		out, _ := cmd.Output()
+		var res map[string]any
+		if err := json.Unmarshal(out, &res); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return cmd.ProcessState.ExitCode(), res
+	}
+	code, res := run(dir+"output_000.txt", dir+"output_002.txt")
+	tests, _ := res["tests"].([]any)
+	if code != exitOK || res["verdict"] != "AC" || res["score"] != 50.0 || res["language"] != nil || len(tests) != 4 ||
+		tests[1].(map[string]any)["feedback"] != "File not submitted" {
+		t.Errorf("exit %d, result %v; want 0, AC 50, test 001 not submitted", code, res)
+	}
+	code, res = run(dir+"output_000.txt", "../../problems/cms-plus/submissions/accepted/plus.py")
+	if msg, _ := res["error"].(string); code != exitFailed || res["verdict"] != "CE" || !strings.Contains(msg, "plus.py: this task takes output files alone") {
+		t.Errorf("with a program: exit %d, result %v; want 1, CE", code, res)
+	}
+}

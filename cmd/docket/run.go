@@ -66,14 +66,14 @@ func runRun(args []string) int {
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	if _, err := j.Langs.Lookup(sub.Language); err != nil {
+	if _, err := j.Langs.Lookup(sub.Language); err != nil && sub.Language != "" {
 		return fail(exitUsage, err) // a --lang the catalog does not know
 	}
 	sub.EntryPoint = *entry
 	opt := verdict.Options{TimeLimit: *tl, MemoryMB: *mem, RunAll: *all}
 	if !*asJSON {
 		opt.Observer = &liveDisplay{out: stderr, tty: isTerminal(os.Stderr)}
-		fmt.Fprintf(stderr, "judging %s (%s) against %s: %d tests\n", fs.Arg(0), sub.Language, p.ID, len(p.Tests))
+		fmt.Fprintf(stderr, "judging %s (%s) against %s: %d tests\n", fs.Arg(0), languageOf(sub), p.ID, len(p.Tests))
 	}
 	start := time.Now()
 	res := j.Judge(judgeCtx(), p, sub, opt)
@@ -86,6 +86,15 @@ func runRun(args []string) int {
 		return exitOK
 	}
 	return exitFailed
+}
+
+// languageOf names a submission's language for a person: its id, or
+// for one of output files alone, which has none, what it is.
+func languageOf(sub verdict.Submission) string {
+	if sub.Language == "" {
+		return "output files"
+	}
+	return sub.Language
 }
 
 func printJSON(res *verdict.Result) { printJSONValue(res) }

@@ -189,7 +189,8 @@ var jobsTotal = regexp.MustCompile(`^docket_jobs_total\{(.*)\} (\d+)$`)
 var languageLabel = regexp.MustCompile(`language="((?:[^"\\]|\\.)*)"`)
 
 // checkLanguageLabels scrapes the worker's metrics: every language label
-// of docket_jobs_total is a catalog id or "unknown", and the jobs per
+// of docket_jobs_total is a catalog id, "unknown" or "none" (output files
+// alone), and the jobs per
 // label add up to want (the worker counts a job just after publishing
 // its result, so the counts get a few seconds to arrive).
 func checkLanguageLabels(t *testing.T, addr string, want map[string]int) {
@@ -211,7 +212,7 @@ func checkLanguageLabels(t *testing.T, addr string, want map[string]int) {
 }
 
 // scrapeLanguages reads docket_jobs_total from /metrics: the jobs per
-// language label that is a catalog id or "unknown", and the lines whose
+// language label that is a catalog id, "unknown" or "none", and the lines whose
 // label is neither.
 func scrapeLanguages(t *testing.T, addr string) (map[string]int, []string) {
 	t.Helper()
@@ -221,7 +222,7 @@ func scrapeLanguages(t *testing.T, addr string) (map[string]int, []string) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	ids := map[string]bool{"unknown": true}
+	ids := map[string]bool{"unknown": true, "none": true}
 	for _, id := range langs.Builtin().IDs() {
 		ids[id] = true
 	}

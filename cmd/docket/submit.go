@@ -73,7 +73,7 @@ func runSubmit(args []string) int {
 		fmt.Fprintf(stderr, "docket submit: queue %q is not a queue name: 1-64 characters of [A-Za-z0-9_-]\n", *queue)
 		return exitUsage
 	}
-	if !*force {
+	if !*force && sub.Language != "" { // "": output files alone, no program
 		if err := checkLanguage(sub.Language); err != nil {
 			fmt.Fprintln(stderr, "docket submit:", err)
 			return exitUsage

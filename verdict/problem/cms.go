@@ -126,7 +126,6 @@ func (l *loader) loadCMS(p *Problem) {
 	}
 	l.cmsLimits(p, y)
 	l.cmsFiles(p, y)
-	l.cmsRefuse(y)
 	st := l.cmsScoring(y)
 	if len(l.errs) > 0 {
 		return
@@ -137,8 +136,12 @@ func (l *loader) loadCMS(p *Problem) {
 	if len(l.errs) > 0 {
 		return
 	}
+	l.cmsOutputRules(p, y, tests)
 	l.cmsGroups(p, st, tests)
 	l.cmsComparator(p)
+	if p.OutputOnly { // no program, nothing to grade (CMS reads no sol/ then)
+		return
+	}
 	if l.cmsCommunication(p, y) {
 		l.unusedGraders("sol")
 		return
@@ -199,17 +202,6 @@ func (l *loader) cmsFiles(p *Problem, y *cmsTask) {
 	}
 	if p.InputFile != "" && p.InputFile == p.OutputFile {
 		l.errorf("task.yaml: infile and outfile are both %q", p.InputFile)
-	}
-}
-
-// cmsRefuse names what of a CMS task docket does not judge yet: a
-// load error each, never a task judged some other way.
-func (l *loader) cmsRefuse(y *cmsTask) {
-	if y.OutputOnly {
-		l.errorf("task.yaml: output_only tasks are not supported yet")
-	}
-	if y.OutputOnlyTests.Value != "" || y.OutputOptional.Value != "" {
-		l.errorf("task.yaml: output_only_testcases and output_optional_testcases (BatchAndOutput) are not supported yet")
 	}
 }
 

@@ -103,7 +103,8 @@ func (l *loader) cmsGroups(p *Problem, st cmsScoring, tests []*Test) {
 
 // addKeyed adds to g the test t by its codename, its Key, and returns it.
 func addKeyed(g *Group, t *Test) *Test {
-	k := &Test{Name: g.Name + "/" + t.Name, Group: g, In: t.In, Ans: t.Ans, Key: t.Name, Public: t.Public}
+	k := &Test{Name: g.Name + "/" + t.Name, Group: g, In: t.In, Ans: t.Ans, Key: t.Name, Public: t.Public,
+		Output: t.Output, OutputFile: t.OutputFile}
 	g.Tests = append(g.Tests, k)
 	return k
 }

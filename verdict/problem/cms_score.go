@@ -24,6 +24,9 @@ type cmsScoring struct {
 	perTest   float64
 	subtasks  []cmsGroup
 	tests     int
+	// outputOnly and outputOptional are a TPS BatchAndOutput task's tests
+	// of output_only and of output_optional subtasks, by codename.
+	outputOnly, outputOptional map[string]bool
 }
 
 // cmsGroup is one subtask: its points and its tests, by count

@@ -91,13 +91,17 @@ func (l *loader) userIO(c *Communication, v string, stubs bool, where string) {
 	}
 }
 
-// communication checks c and makes p a Communication task.
+// communication checks c and makes p a Communication task, which the
+// manager judges: no comparator, and no output files submitted.
 func (l *loader) communication(p *Problem, c *Communication, where string) {
 	if c.Processes < 1 || c.Processes > MaxProcesses {
 		l.errorf("%s: %d processes; docket runs 1 to %d", where, c.Processes, MaxProcesses)
 	}
+	if p.TakesOutputs() {
+		l.errorf("%s: a Communication task takes no output files (output_only_testcases, output_optional_testcases, output_only subtasks)", where)
+	}
 	c.Manager.Protocol = CMS
-	p.Communication = c
+	p.Communication, p.Checker = c, nil
 }
 
 // unusedGraders warns of graders a Communication task has beside its

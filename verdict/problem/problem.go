@@ -129,6 +129,11 @@ type Problem struct {
 	// subtask's public tests up to its first lowest-scored one, or that
 	// one only); "" for a Kattis package.
 	CMSFeedbackLevel string
+	// OutputOnly is a CMS OutputOnly task: the submission is output
+	// files alone (output_<codename>.txt), no program; every test is
+	// judged from its file. BatchAndOutput is a CMS BatchAndOutput task:
+	// a program, and output files for the tests whose Output says so.
+	OutputOnly, BatchAndOutput bool
 	// Includes are include/<language>/'s files by directory name (a
 	// language id or alias, or IncludeDefault): added to every
 	// submission in that language (verdict resolves the names).
@@ -183,6 +188,12 @@ type Test struct {
 	// is not in a sample group and is scored as any other test (a CMS
 	// public test case, every TPS test).
 	Public bool
+	// Output is how the test takes a submitted output file (a CMS
+	// OutputOnly or BatchAndOutput task's), OutputFile that file's name
+	// in the submission (output_<codename>.txt); OutputNone and "" for
+	// a test that runs the program.
+	Output     OutputRule
+	OutputFile string
 }
 
 // LoadError is an invalid package; Errors lists every problem found.

@@ -63,10 +63,12 @@ func (l *loader) loadTPS(p *Problem) {
 	if p.Limits.TimeSource != "" {
 		p.Limits.TimeSource = "problem.json time_limit"
 	}
-	params := l.tpsParams(y)
-	p.InputFile, p.OutputFile = params["task_type_parameters_Batch_io_0_inputfile"], params["task_type_parameters_Batch_io_1_outputfile"]
+	tt := l.tpsTaskType(y)
+	params := l.tpsParams(y, tt)
+	prefix := "task_type_parameters_" + tt + "_"
+	p.InputFile, p.OutputFile = params[prefix+"io_0_inputfile"], params[prefix+"io_1_outputfile"]
 	codenames := l.tpsCodenames()
-	st := l.tpsScoring(codenames)
+	st := l.tpsScoring(codenames, tt)
 	if len(l.errs) > 0 {
 		return
 	}
@@ -80,27 +82,40 @@ func (l *loader) loadTPS(p *Problem) {
 	if len(l.errs) > 0 {
 		return
 	}
+	l.tpsOutputRules(p, tt, st, tests)
 	l.cmsGroups(p, st, tests)
-	if l.tpsTaskType(y) == "Communication" {
+	if tt == "Communication" {
 		l.tpsCommunication(p, params)
 		return
 	}
 	if exists(l.dir, "graders/manager.cpp") {
-		l.errorf("graders/manager.cpp: a manager in a %s task (task_type Communication runs one)", y.TaskType)
+		l.errorf("graders/manager.cpp: a manager in a %s task (task_type Communication runs one)", tt)
 	}
 	l.tpsChecker(p)
-	if params["task_type_parameters_Batch_compilation"] != "alone" {
+	if tt != "OutputOnly" && params[prefix+"compilation"] != "alone" {
 		l.graderDir(p, "graders")
 	}
 }
 
-// tpsTaskType is task_type, capitalised as CMS names task types.
+// tpsTaskTypes are the task types docket judges, as CMS spells them.
+var tpsTaskTypes = []string{"Batch", "OutputOnly", "BatchAndOutput", "Communication"}
+
+// tpsTaskType is problem.json's task_type as CMS spells it (TPS tools
+// write "batch"); another is an error, as is has_manager in a task type
+// without a manager.
 func (l *loader) tpsTaskType(y tpsTask) string {
-	tt := y.TaskType
-	if tt != "" {
-		tt = strings.ToUpper(tt[:1]) + tt[1:]
+	for _, t := range tpsTaskTypes {
+		if !strings.EqualFold(y.TaskType, t) {
+			continue
+		}
+		if y.HasManager && t != "Communication" {
+			l.errorf("problem.json has_manager: a %s task has no manager (task_type Communication runs one)", t)
+			return ""
+		}
+		return t
 	}
-	return tt
+	l.errorf("problem.json task_type %q: only Batch, OutputOnly, BatchAndOutput and Communication tasks are supported yet (TwoSteps is not)", y.TaskType)
+	return ""
 }
 
 // tpsCommunication reads a TPS Communication task as CMS's TPS loader
@@ -126,12 +141,12 @@ func (l *loader) tpsCommunication(p *Problem, params map[string]string) {
 	l.communication(p, c, "problem.json task_type_params task_type_parameters_Communication_num_processes")
 }
 
-// tpsParams reads task_type and task_type_params (a JSON object, or a
-// string holding one, as TPS writes it); only Batch tasks are judged.
-func (l *loader) tpsParams(y tpsTask) map[string]string {
-	tt := l.tpsTaskType(y)
-	if tt != "Batch" && tt != "Communication" || tt == "Batch" && y.HasManager {
-		l.errorf("problem.json task_type %q: only Batch and Communication tasks are supported yet (OutputOnly, BatchAndOutput and TwoSteps are not)", y.TaskType)
+// tpsParams reads task_type_params (a JSON object, or a string holding
+// one, as TPS writes it): a Batch or BatchAndOutput task's
+// task_type_parameters_<type>_io_0_inputfile, _io_1_outputfile and
+// _compilation. An OutputOnly task runs nothing and has none.
+func (l *loader) tpsParams(y tpsTask, tt string) map[string]string {
+	if tt == "" || tt == "OutputOnly" {
 		return nil
 	}
 	raw := y.TaskTypeParams
@@ -149,7 +164,7 @@ func (l *loader) tpsParams(y tpsTask) map[string]string {
 			params[k] = paramText(v)
 		}
 	}
-	for _, k := range []string{"task_type_parameters_Batch_io_0_inputfile", "task_type_parameters_Batch_io_1_outputfile"} {
+	for _, k := range []string{"task_type_parameters_" + tt + "_io_0_inputfile", "task_type_parameters_" + tt + "_io_1_outputfile"} {
 		if params[k] != "" {
 			if err := langs.ValidFileName(params[k]); err != nil {
 				l.errorf("problem.json task_type_params %s: %v", k, err)
@@ -191,8 +206,10 @@ func (l *loader) tpsCodenames() []string {
 
 // tpsScoring reads subtasks/*.json, in file name order: each subtask's
 // score and tests by codename (GroupMin); no subtasks is Sum, 100
-// shared by the tests.
-func (l *loader) tpsScoring(codenames []string) cmsScoring {
+// shared by the tests. A BatchAndOutput task's subtasks may be
+// output_only or output_optional (tpsOutputRules); an OutputOnly task's
+// tests are all output files whatever its subtasks say, as in CMS.
+func (l *loader) tpsScoring(codenames []string, tt string) cmsScoring {
 	st := cmsScoring{tests: len(codenames)}
 	files, _ := filepath.Glob(filepath.Join(l.dir, "subtasks", "*.json"))
 	sort.Strings(files)
@@ -219,8 +236,8 @@ func (l *loader) tpsScoring(codenames []string) cmsScoring {
 			l.errorf("%s: %v", rel, err)
 		case s.Score == nil || !(*s.Score >= 0):
 			l.errorf("%s: score is missing or negative", rel)
-		case s.OutputOnly || s.OutputOptional:
-			l.errorf("%s: output_only and output_optional subtasks (BatchAndOutput) are not supported yet", rel)
+		case (s.OutputOnly || s.OutputOptional) && tt == "Batch":
+			l.errorf("%s: output_only and output_optional subtasks need problem.json task_type BatchAndOutput, not Batch", rel)
 		default:
 			g := cmsGroup{points: *s.Score, names: map[string]bool{}}
 			for _, c := range s.Testcases {
@@ -230,6 +247,7 @@ func (l *loader) tpsScoring(codenames []string) cmsScoring {
 				g.names[c] = true
 			}
 			st.subtasks = append(st.subtasks, g)
+			st.markOutputs(s, g.names)
 		}
 	}
 	return st
@@ -245,4 +263,25 @@ func (l *loader) tpsChecker(p *Problem) {
 		return
 	}
 	l.useWhiteDiff(p)
+}
+
+// markOutputs records the tests of an output_only or output_optional
+// subtask (a test in both kinds is output_only, as CMS has it).
+func (st *cmsScoring) markOutputs(s tpsSubtask, names map[string]bool) {
+	for c := range names {
+		switch {
+		case s.OutputOnly:
+			st.outputOnly = setAdd(st.outputOnly, c)
+		case s.OutputOptional:
+			st.outputOptional = setAdd(st.outputOptional, c)
+		}
+	}
+}
+
+func setAdd(m map[string]bool, k string) map[string]bool {
+	if m == nil {
+		m = map[string]bool{}
+	}
+	m[k] = true
+	return m
 }

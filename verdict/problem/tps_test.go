@@ -63,10 +63,11 @@ func TestTPSRefused(t *testing.T) {
 	}{
 		{"communication without manager", `{"code": "t", "task_type": "Communication"}`, nil, `graders/manager.cpp: missing`},
 		{"manager in batch", tpsStd, map[string]string{"graders/manager.cpp": "int main(){}"}, "graders/manager.cpp: a manager in a Batch task"},
-		{"two-step", `{"code": "t", "task_type": "TwoSteps"}`, nil, `task_type "TwoSteps": only Batch and Communication`},
+		{"two-step", `{"code": "t", "task_type": "TwoSteps"}`, nil, `task_type "TwoSteps": only Batch, OutputOnly, BatchAndOutput and Communication`},
 		{"too many processes", `{"code": "t", "task_type": "Communication", "task_type_params": {"task_type_parameters_Communication_num_processes": 9}}`, map[string]string{"graders/manager.cpp": "int main(){}"}, "9 processes; docket runs 1 to 8"},
 		{"processes not a number", `{"code": "t", "task_type": "Communication", "task_type_params": {"task_type_parameters_Communication_num_processes": "two"}}`, map[string]string{"graders/manager.cpp": "int main(){}"}, `"two" is not a number`},
-		{"output only subtask", tpsStd, map[string]string{"subtasks/1.json": `{"score": 100, "testcases": ["a"], "output_only": true}`}, "BatchAndOutput"},
+		{"output only subtask", tpsStd, map[string]string{"subtasks/1.json": `{"score": 100, "testcases": ["a"], "output_only": true}`}, "output_only and output_optional subtasks need problem.json task_type BatchAndOutput, not Batch"},
+		{"output file not a file name", `{"code": "t", "task_type": "OutputOnly"}`, map[string]string{"tests/x y.in": "1\n", "tests/x y.out": "1\n"}, `test "x y": its output file cannot be submitted`},
 		{"unknown test", tpsStd, map[string]string{"subtasks/1.json": `{"score": 100, "testcases": ["a", "c"]}`}, `test "c" is not in tests/`},
 		{"no score", tpsStd, map[string]string{"subtasks/1.json": `{"testcases": ["a"]}`}, "score is missing"},
 		{"bad json", `{"code": `, nil, "problem.json:"},
