@@ -66,7 +66,7 @@ func (r *judging) communication(t *problem.Test, dir string, tr TestResult) Test
 	mgr := r.managerCommand(ctx, mbox, fifoArgs, fifoBinds)
 	mgr.Stdin, mgr.Stdout, mgr.Stderr = in, &mout, &merr
 	var run communicationRun
-	r.timed(func() { run, err = runCommunication(mgr, users, cancel) })
+	r.timed(func() { run, err = runCommunication(mgr, users, cancel, max(time.Second, r.tl)) })
 	if err != nil {
 		return seTest(tr, fmt.Errorf("communication: %w", err))
 	}

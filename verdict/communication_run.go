@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/docketjudge/docket/sandbox"
 )
@@ -17,9 +18,24 @@ type communicationRun struct {
 	failedFirst int
 	// managerFailed: the manager ended on its own otherwise than by
 	// exit 0 (the copies were then stopped).
-	managerFailed          bool
+	managerFailed bool
+	// orphaned: every copy had ended well, and the manager had not
+	// ended orphanGrace later (it was then stopped): it waited for what
+	// no copy would send, or to open a FIFO no copy opened.
+	orphaned               bool
 	stderrs                []stderrHead
 	managerOut, managerErr []byte
+}
+
+// commRunner runs a Communication test's processes: one goroutine per
+// copy, the manager waited for by the caller's.
+type commRunner struct {
+	run          communicationRun
+	cancel       func()
+	mu           sync.Mutex
+	managerEnded bool
+	errs         []error // each copy's, then the manager's
+	copies       sync.WaitGroup
 }
 
 // runCommunication starts the manager, then each copy, and waits for
@@ -28,56 +44,93 @@ type communicationRun struct {
 // whatever the manager would say), and cancel stops the rest, as it
 // does when the manager fails: a copy left waiting on a FIFO no one
 // will open would otherwise wait out its wall time. A manager that ends
-// well leaves the copies to end on their own, within their limits.
-func runCommunication(mgr *sandbox.Cmd, users []*sandbox.Cmd, cancel func()) (communicationRun, error) {
-	run := communicationRun{users: make([]*sandbox.Result, len(users)), failedFirst: -1}
+// well leaves the copies to end on their own, within their limits; a
+// manager still running orphanGrace after every copy ended well is
+// stopped too.
+func runCommunication(mgr *sandbox.Cmd, users []*sandbox.Cmd, cancel func(), orphanGrace time.Duration) (communicationRun, error) {
+	c := &commRunner{cancel: cancel, errs: make([]error, len(users)+1)}
+	c.run = communicationRun{users: make([]*sandbox.Result, len(users)), failedFirst: -1}
 	if err := mgr.Start(); err != nil {
-		return run, err
+		return c.run, err
 	}
-	var mu sync.Mutex
-	managerEnded := false
-	errs := make([]error, len(users)+1)
-	var wg sync.WaitGroup
+	started := c.startCopies(users)
+	managerDone := make(chan struct{})
+	go c.watchOrphan(started, managerDone, orphanGrace)
+	res, err := mgr.Wait()
+	c.managerEnd(res, err)
+	close(managerDone)
+	c.copies.Wait()
+	return c.run, c.err()
+}
+
+// startCopies starts each copy and its waiting goroutine, and returns
+// whether all started (a failure stops those that did).
+func (c *commRunner) startCopies(users []*sandbox.Cmd) bool {
 	for i, u := range users {
-		if errs[i] = u.Start(); errs[i] != nil {
-			cancel()
-			break
+		if c.errs[i] = u.Start(); c.errs[i] != nil {
+			c.cancel()
+			return false
 		}
-		wg.Add(1)
+		c.copies.Add(1)
 		go func() {
-			defer wg.Done()
+			defer c.copies.Done()
 			res, err := u.Wait()
-			mu.Lock()
-			defer mu.Unlock()
-			run.users[i], errs[i] = res, err
-			if err == nil && copyFailed(res) && !managerEnded && run.failedFirst < 0 {
-				run.failedFirst = i
-				cancel()
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			c.run.users[i], c.errs[i] = res, err
+			if err == nil && copyFailed(res) && !c.managerEnded && c.run.failedFirst < 0 {
+				c.run.failedFirst = i
+				c.cancel()
 			}
 		}()
 	}
-	res, err := mgr.Wait()
-	mu.Lock()
-	managerEnded, run.manager = true, res
-	if run.failedFirst < 0 && err == nil && (res.Status != sandbox.OK || res.ExitCode != 0) {
-		run.managerFailed = true
-		cancel()
-	}
-	mu.Unlock()
-	wg.Wait()
-	if run.failedFirst >= 0 && errors.Is(err, sandbox.ErrCanceled) {
-		err = nil // stopped by the copy's failure, not the judging's end
-	}
-	errs[len(users)] = err
-	return run, errs2(errs, run)
+	return true
 }
 
-// errs2 joins the runs' errors, but a copy's cancellation that docket
-// made itself (after the first failure, or the manager's).
-func errs2(errs []error, run communicationRun) error {
+// watchOrphan stops a manager still running grace after every copy
+// ended well.
+func (c *commRunner) watchOrphan(started bool, managerDone chan struct{}, grace time.Duration) {
+	copiesDone := make(chan struct{})
+	go func() { c.copies.Wait(); close(copiesDone) }()
+	select {
+	case <-managerDone:
+		return
+	case <-copiesDone:
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-managerDone:
+	case <-t.C:
+		c.mu.Lock()
+		if started && c.run.failedFirst < 0 && !c.managerEnded {
+			c.run.orphaned = true
+		}
+		c.mu.Unlock()
+		c.cancel()
+	}
+}
+
+// managerEnd records the manager's end: a failure of its own stops the
+// copies.
+func (c *commRunner) managerEnd(res *sandbox.Result, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.managerEnded, c.run.manager = true, res
+	c.errs[len(c.errs)-1] = err
+	if c.run.failedFirst < 0 && !c.run.orphaned && err == nil && (res.Status != sandbox.OK || res.ExitCode != 0) {
+		c.run.managerFailed = true
+		c.cancel()
+	}
+}
+
+// err joins the runs' errors, but the cancellations docket made itself
+// (after a copy's failure, the manager's, or an orphaned manager).
+func (c *commRunner) err() error {
+	ours := c.run.failedFirst >= 0 || c.run.managerFailed || c.run.orphaned
 	var out []error
-	for _, e := range errs {
-		if e == nil || (errors.Is(e, sandbox.ErrCanceled) && (run.failedFirst >= 0 || run.managerFailed)) {
+	for _, e := range c.errs {
+		if e == nil || ours && errors.Is(e, sandbox.ErrCanceled) {
 			continue
 		}
 		out = append(out, e)

@@ -65,7 +65,9 @@ print(("ok %d" % i) if ok else "bad %s %s %s %s" % (got, frm, to, os.path.exists
 
 // How a Communication test ends, as CMS's Communication task type ends
 // it: a copy that crashes while the manager waits on it ends the test
-// at once (RE, naming the copy), a manager that fails is SE, and the
+// at once (RE, naming the copy), copies that exit without a word leave
+// the manager waiting, stopped soon after (WA), a manager that fails is
+// SE, and the
 // copies' CPU times together reaching the limit is TLE even when each
 // stays under it (Python's limit here: 1 s × its multiplier 2).
 func TestCommunicationFailures(t *testing.T) {
@@ -89,6 +91,7 @@ while time.process_time() < end:
 		{"crash", reply + "if idx == '1':\n    raise SystemExit(4)\nfout.write('ok %s\\n' % idx)\n", RE, "process 1"},
 		{"manager fails", reply + "fout.write('fail\\n')\n", SE, "manager: RE"},
 		{"times add up", reply + spin + "fout.write('ok %s\\n' % idx)\n", TLE, "add up to"},
+		{"silent", "pass\n", WA, "the program ended before the manager was done"},
 		{"wrong", reply + "fout.write('ok 7\\n')\n", WA, "got ['ok 7', 'ok 7']"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -103,8 +106,8 @@ while time.process_time() < end:
 			if c.verdict == TLE && res.Tests[0].VerdictSource != sandbox.SourceCPU {
 				t.Errorf("TLE by %q", res.Tests[0].VerdictSource)
 			}
-			if c.verdict == RE && time.Since(start) > 4*time.Second {
-				t.Errorf("a crash took %v: the manager and the other copy were not stopped", time.Since(start))
+			if (c.verdict == RE || c.name == "silent") && time.Since(start) > 6*time.Second {
+				t.Errorf("%s took %v: the manager and the other copy were not stopped", c.name, time.Since(start))
 			}
 		})
 	}

@@ -14,6 +14,8 @@ import (
 // Communication task type does, in this order:
 //   - a copy that failed (RE, TLE, MLE, OLE) while the manager ran: its
 //     verdict, outcome 0;
+//   - every copy ended well and the manager, still running a moment
+//     later, waited for them (to open a FIFO, or for an answer): WA;
 //   - a manager that failed (a non-zero exit, a signal, its limits): SE,
 //     the package's fault;
 //   - a copy that failed after the manager ended: its verdict, outcome 0,
@@ -30,6 +32,11 @@ func (r *judging) communicationVerdict(tr TestResult, run communicationRun) Test
 	tr = copiesMeasured(tr, run.users)
 	if i := run.failedFirst; i >= 0 {
 		return r.copyVerdict(tr, run, i)
+	}
+	if run.orphaned {
+		tr.Verdict, tr.Score, tr.VerdictSource = WA, 0, SourceManager
+		tr.Feedback = "the program ended before the manager was done with it"
+		return tr
 	}
 	m := run.manager
 	if run.managerFailed {
