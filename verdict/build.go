@@ -315,6 +315,9 @@ var trustedMu sync.Mutex
 const builtMarker = ".built"
 
 func (r *judging) buildTrusted(prog *problem.Program, kind string) (*built, error) {
+	if prog.Executable {
+		return r.installTrusted(prog, kind)
+	}
 	lang, err := r.j.Langs.ByExtension(prog.Sources[0])
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", kind, prog.Sources[0], err)

@@ -129,20 +129,20 @@ func unscoredGroup(secret *Group, base GroupConfig, threshold bool) *Group {
 
 // cmsComparator reads the comparator, check/checker.<ext> or
 // cor/correttore.<ext> (its source: docket compiles it; headers beside
-// it come along), in CMS's protocol. Without one, outputs are compared
+// it come along) or, without a source, the executable check/checker or
+// cor/correttore, in CMS's protocol. Without one, outputs are compared
 // by CMS's white-diff.
 func (l *loader) cmsComparator(p *Problem) {
 	for _, c := range []struct{ dir, name string }{{"check", "checker"}, {"cor", "correttore"}} {
-		prog, binary := l.cmsProgram(c.dir, c.name)
-		if binary {
-			l.errorf("%s/%s: a compiled comparator; docket builds comparators from their source: give %s/%s.cpp (or another language's)", c.dir, c.name, c.dir, c.name)
-			return
+		prog, found := l.cmsProgramOrExecutable(c.dir, c.name)
+		if !found {
+			continue
 		}
 		if prog != nil {
 			prog.Protocol = CMS
 			p.Checker = prog
-			return
 		}
+		return
 	}
 	l.useWhiteDiff(p)
 }
@@ -153,6 +153,22 @@ func (l *loader) useWhiteDiff(p *Problem) {
 	for _, g := range allGroups(p.Root) {
 		g.Config.ValidatorFlags = p.ValidatorFlags
 	}
+}
+
+// cmsProgramOrExecutable is cmsProgram or else dir/name, an executable
+// (cmsExecutable): the Makefile of a CMS task builds the executable
+// from the source, and CMS's italy_yaml loader takes the executable;
+// docket builds from the source whenever the folder has it. found
+// reports either; prog is nil after a load error.
+func (l *loader) cmsProgramOrExecutable(dir, name string) (prog *Program, found bool) {
+	prog, binary := l.cmsProgram(dir, name)
+	switch {
+	case prog != nil:
+		return prog, true
+	case binary:
+		return l.cmsExecutable(dir, name), true
+	}
+	return nil, false
 }
 
 // cmsProgram finds dir/name.<ext>, a source, with the headers of dir;

@@ -133,7 +133,7 @@ func TestCMSRefused(t *testing.T) {
 	}{
 		{"option-like infile", "name: t\ninfile: -x.txt\noutfile: \"\"\nn_input: 2\n", nil, `task.yaml infile: invalid file name "-x.txt"`},
 		{"one file both ways", "name: t\ninfile: io.txt\noutfile: io.txt\nn_input: 2\n", nil, `infile and outfile are both "io.txt"`},
-		{"binary manager", cmsStd, map[string]string{"check/manager": "\x7fELF"}, "check/manager: a compiled manager"},
+		{"binary manager", cmsStd, map[string]string{"check/manager": "\x7fELF"}, "check/manager: not an executable for this worker"},
 		{"processes without manager", cmsStd + "num_processes: 2\n", nil, "num_processes and user_io are for Communication tasks"},
 		{"bad user_io", cmsStd + "user_io: pipes\n", map[string]string{"cor/manager.cpp": "int main(){}"}, `user_io: "pipes" is neither std_io nor fifo_io`},
 		{"communication and output files", cmsStd + "output_only_testcases: \"0\"\n", map[string]string{"cor/manager.cpp": "int main(){}"}, "a Communication task takes no output files"},
@@ -147,7 +147,7 @@ func TestCMSRefused(t *testing.T) {
 		{"points not 100", cmsStd, map[string]string{"gen/GEN": "# ST: 40\na\n# ST: 50\nb\n"}, "add up to 90, not 100"},
 		{"n_input differs", cmsStd, map[string]string{"gen/GEN": "a\nb\nc\n"}, "n_input is 2, gen/GEN has 3 tests"},
 		{"missing output", "name: t\ninfile: \"\"\noutfile: \"\"\nn_input: 3\n", nil, "output/output2.txt: missing"},
-		{"binary checker", cmsStd, map[string]string{"check/checker": "\x7fELF"}, "a compiled comparator"},
+		{"binary checker", cmsStd, map[string]string{"check/checker": "\x7fELF"}, "check/checker: not an executable for this worker"},
 		{"score type", cmsStd + "score_type: GroupFancy\nscore_type_parameters: [[100, 2]]\n", nil, `score_type: "GroupFancy" is not supported yet`},
 		{"mixed test kinds", cmsStd + "score_type: GroupMin\nscore_type_parameters: [[50, 1], [50, \"001\"]]\n", nil, "in more than one way"},
 		{"pattern matching nothing", cmsStd + "score_type: GroupMin\nscore_type_parameters: [[50, \"00[01]\"], [50, \"9\"]]\n", nil, "secret/subtask2 has no test"},

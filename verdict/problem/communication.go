@@ -12,7 +12,7 @@ import (
 // a pair of FIFOs per process. The manager reads the test's input on its
 // stdin and reports an outcome as a CMS comparator does.
 type Communication struct {
-	Manager *Program // trusted, compiled from its source
+	Manager *Program // trusted: compiled from its source, or an executable
 	// Processes is num_processes: how many copies of the submission run
 	// at once (1 to MaxProcesses). With more than one, each gets its
 	// index (0, 1, ...) as its last argument, as CMS gives it.
@@ -34,21 +34,21 @@ const (
 )
 
 // cmsCommunication reads a CMS task's manager (check/manager.<ext> or
-// cor/manager.<ext>, its source), which makes it a Communication task,
+// cor/manager.<ext>, its source, or else the executable check/manager
+// or cor/manager), which makes it a Communication task,
 // with num_processes, user_io and the stubs of sol/ (stub.<ext>, the
 // program's main, compiled with the submission). It reports whether the
 // task has a manager; without one, num_processes and user_io are errors.
 func (l *loader) cmsCommunication(p *Problem, y *cmsTask) bool {
 	var mgr *Program
 	for _, dir := range []string{"check", "cor"} {
-		prog, binary := l.cmsProgram(dir, "manager")
-		if prog != nil {
+		prog, found := l.cmsProgramOrExecutable(dir, "manager")
+		if found && prog == nil {
+			return true // an executable docket cannot run: the error says it
+		}
+		if found {
 			mgr = prog
 			break
-		}
-		if binary {
-			l.errorf("%s/manager: a compiled manager; docket builds the manager from its source: give %s/manager.cpp (or another language's)", dir, dir)
-			return true
 		}
 	}
 	if mgr == nil {

@@ -44,6 +44,9 @@ type Program struct {
 	Protocol Protocol
 	Dir      string   // package directory holding its sources
 	Sources  []string // file names in Dir, the main one first
+	// Executable: Sources[0] is the program itself, compiled, run as it
+	// is (a CMS task's check/checker given without its source).
+	Executable bool
 }
 
 // TwoStep describes a two-step problem (docket extension).
