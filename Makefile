@@ -121,7 +121,7 @@ fuzz:
 # isolate v1.10.1, is found or built first by scripts/isolate.sh (cache
 # /var/cache/docket-bench); without it the benchmarks skip its column,
 # saying why, and still report against plain fork+exec. Every result is
-# teed to BENCH_OUT, and the run ends with one table of issue 14's figures
+# teed to BENCH_OUT, and the run ends with one table of the figures
 # built from it (internal/tools/benchsummary). bash, for pipefail: a
 # failing benchmark fails the target although its output goes to tee.
 BENCH_OUT ?= bin/bench.txt
@@ -139,6 +139,10 @@ bench: deps
 	$(GO) test -run '^$$' -bench Judge100 -benchtime 5x ./verdict/ | tee -a "$(BENCH_OUT)"
 	# 8 tests of 250 ms of CPU, one at a time and in parallel, 3 times.
 	$(GO) test -run '^$$' -bench ParallelFairness -benchtime 3x ./verdict/ | tee -a "$(BENCH_OUT)"
+	# 10 judgings of a 2-process Communication task (5 tests) alternated
+	# with 10 of a 5-test batch package; 10 rounds of a compile with a
+	# C++ grader and plain compiles of each part. Under a minute each.
+	$(GO) test -run '^$$' -bench 'Communication|GraderCompile' -benchtime 10x ./verdict/ | tee -a "$(BENCH_OUT)"
 	$(GO) test -run '^$$' -bench . ./verdict/compare/ | tee -a "$(BENCH_OUT)"
 	DOCKET_BENCH_BURST=$${DOCKET_BENCH_BURST:-10000} $(GO) test -run '^$$' -bench Burst -benchtime 1x -timeout 60m ./worker/ | tee -a "$(BENCH_OUT)"
 	# The queue alone: 1, 8, 16, 64 capacity-mode worker processes (they

@@ -3,7 +3,9 @@ package verdict
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -52,7 +54,7 @@ func (r *judging) communication(t *problem.Test, dir string, tr TestResult) Test
 		if err != nil {
 			return seTest(tr, err)
 		}
-		defer os.RemoveAll(b.Source)
+		defer removeFIFOs(b.Source, i)
 		fifoBinds = append(fifoBinds, b)
 		fifoArgs = append(fifoArgs, b.Target+"/"+toManager(i), b.Target+"/"+fromManager(i))
 		users[i] = r.userCommand(ctx, slot, b, i, &stderrs[i])
@@ -92,14 +94,18 @@ func (r *judging) managerBox(box string, t *problem.Test) error {
 // makeFIFOs makes copy i's two FIFOs in a directory of slot's own,
 // under the sandbox's state directory, and returns its bind at /fifo<i>:
 // the same path for every test of the slot, so the sandbox's cached
-// roots for it serve them all.
+// roots for it serve them all. The directory itself is kept from test
+// to test (only its FIFOs are made anew): a directory removed and made
+// again is a new inode at a bind's source, which makes the sandbox build
+// every root that binds it again (fastpath.go), three for each test.
+// Only docket writes there: the sandboxes see it read-only.
 func makeFIFOs(slot *sandbox.Slot, i int) (mount.Bind, error) {
 	dir := filepath.Join(slot.Sandbox().Config().StateDir, "fifo", strconv.Itoa(slot.N))
 	b := mount.Bind{Source: dir, Target: fmt.Sprintf("/fifo%d", i)}
-	if err := os.RemoveAll(dir); err != nil {
+	if err := fifoDir(dir); err != nil {
 		return b, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := removeFIFOs(dir, i); err != nil {
 		return b, err
 	}
 	for _, name := range []string{toManager(i), fromManager(i)} {
@@ -112,7 +118,38 @@ func makeFIFOs(slot *sandbox.Slot, i int) (mount.Bind, error) {
 			return b, err
 		}
 	}
-	return b, os.Chmod(dir, 0o755)
+	return b, nil
+}
+
+// fifoDir makes a slot's FIFO directory, root's and mode 0755, unless it
+// is there; what is there must be a directory (not a link to one).
+func fifoDir(dir string) error {
+	st, err := os.Lstat(dir)
+	if err == nil && st.IsDir() {
+		return nil
+	}
+	if err == nil {
+		return fmt.Errorf("fifo directory %s: not a directory (%s)", dir, st.Mode().Type())
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.Chmod(dir, 0o755)
+}
+
+// removeFIFOs removes copy i's FIFOs from dir, if there: after each
+// test, and before the next makes them anew (after a docket that
+// stopped mid-test).
+func removeFIFOs(dir string, i int) error {
+	for _, name := range []string{toManager(i), fromManager(i)} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // userCommand is copy i of the submission, in slot's sandbox with the

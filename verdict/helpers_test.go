@@ -62,7 +62,7 @@ func withLanes(tb testing.TB, sb *sandbox.Sandbox, j Judge, n int) *Judge {
 // loadPackage writes files (path in the package -> content) into a
 // fresh directory and loads it as a package, failing the test if it
 // does not load.
-func loadPackage(t *testing.T, files map[string]string) *problem.Problem {
+func loadPackage(t testing.TB, files map[string]string) *problem.Problem {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "p")
 	for n, b := range files {

@@ -56,6 +56,9 @@ var figures = []figure{
 	{"CPU time stddev of 1 s, ms (baseline: rusage outside)", "BenchmarkTimingNoise", "sandbox-cpu-stddev-ms", "plain-cpu-stddev-ms", "", "report"},
 	{"parallel tests: CPU time of 250 ms of work, ms (baseline: one test at a time)", "BenchmarkParallelFairness", "parallel-cpu-median-ms", "alone-cpu-median-ms", "parallel/alone", "about 1"},
 	{"parallel tests: CPU time spread (max-min)/median (baseline: one at a time)", "BenchmarkParallelFairness", "parallel-spread", "alone-spread", "", "report"},
+	{"Communication test, 2 processes, ms (baseline: 3 batch tests)", "BenchmarkCommunication", "comm-ms/test", "3batch-ms", "comm/3batch", "< 1"},
+	{"Communication test, 2 processes, CPU of the judge and its children, ms (baseline: 3 batch tests)", "BenchmarkCommunication", "comm-cpu-ms/test", "3batch-cpu-ms", "cpu-comm/3batch", "report"},
+	{"compile with a C++ grader, ms (baseline: plain compiles of the submission and of the grader)", "BenchmarkGraderCompile", "grader-compile-ms", "plain-compiles-ms", "grader/plain", "<= 1 (1.05 with noise)"},
 	{"queue, judged/s (baseline: bare pipeline)", "BenchmarkBurst", "queue-judged/s", "bare-judged/s", "ratio", ">= 0.95"},
 }
 

@@ -15,6 +15,7 @@ BenchmarkExecCommand-2   	      10	  25042996 ns/op	  17.46 docket-median-ms	  1
 BenchmarkJudge100-2   	3	2361707134 ns/op	16.00 %outside-sandbox	9.549 docket-ms/test
 BenchmarkJudge100-2   	3	2361707134 ns/op	12.00 %outside-sandbox	9.000 docket-ms/test
 BenchmarkJudge100-2   	3	2361707134 ns/op	14.00 %outside-sandbox	8.000 docket-ms/test
+BenchmarkCommunication-2   	10	888450641 ns/op	7.561 3batch-cpu-ms	6.792 3batch-ms	8.744 comm-cpu-ms/test	9.561 comm-first-ms	6.614 comm-ms/test	0.9738 comm/3batch	1.156 cpu-comm/3batch
 `
 
 // The table has a row per figure, its cells the medians of the runs; a
@@ -34,13 +35,15 @@ func TestSummary(t *testing.T) {
 	}
 	for fig, want := range map[string][]string{
 		"figure": {"docket", "baseline", "ratio", "target"},
-		"sandbox run /bin/true, ms (baseline: fork+exec)":        {"1.9", "0.9", "2.111", "<= 1.5"},
-		"sandbox run static a+b, ms (baseline: fork+exec)":       {"(BenchmarkOverhead/aplusb not run)", "<= 1.5"},
-		"docket exec -- /bin/true, ms (baseline: isolate --run)": {"17.46", "skipped", "skipped", "<= 1"},
-		"docket exec -- /bin/true, ms (floor: fork+exec)":        {"17.46", "1.048", "16.65", "floor"},
-		"submission, ms per test (floor: fork+exec loop)":        {"9", "skipped", "skipped", "floor"},
-		"submission, % of wall time outside sandbox runs":        {"14", "-", "-", "< 10"},
-		"queue, judged/s (baseline: bare pipeline)":              {"(BenchmarkBurst not run)", ">= 0.95"},
+		"sandbox run /bin/true, ms (baseline: fork+exec)":                                              {"1.9", "0.9", "2.111", "<= 1.5"},
+		"sandbox run static a+b, ms (baseline: fork+exec)":                                             {"(BenchmarkOverhead/aplusb not run)", "<= 1.5"},
+		"docket exec -- /bin/true, ms (baseline: isolate --run)":                                       {"17.46", "skipped", "skipped", "<= 1"},
+		"docket exec -- /bin/true, ms (floor: fork+exec)":                                              {"17.46", "1.048", "16.65", "floor"},
+		"submission, ms per test (floor: fork+exec loop)":                                              {"9", "skipped", "skipped", "floor"},
+		"submission, % of wall time outside sandbox runs":                                              {"14", "-", "-", "< 10"},
+		"queue, judged/s (baseline: bare pipeline)":                                                    {"(BenchmarkBurst not run)", ">= 0.95"},
+		"Communication test, 2 processes, ms (baseline: 3 batch tests)":                                {"6.614", "6.792", "0.9738", "< 1"},
+		"compile with a C++ grader, ms (baseline: plain compiles of the submission and of the grader)": {"(BenchmarkGraderCompile not run)", "<= 1 (1.05 with noise)"},
 	} {
 		if !slices.Equal(rows[fig], want) {
 			t.Errorf("row %q: %q, want %q\n%s", fig, rows[fig], want, b.String())
@@ -52,7 +55,7 @@ func TestSummary(t *testing.T) {
 	if _, ok := rows["sandbox run /bin/true + its teardown, ms (baseline: fork+exec)"]; ok {
 		t.Errorf("a figure whose metric the benchmark did not report is left out:\n%s", b.String())
 	}
-	if len(rows) != 19 {
-		t.Errorf("%d rows, want the header and 18 figures:\n%s", len(rows), b.String())
+	if len(rows) != 22 {
+		t.Errorf("%d rows, want the header and 21 figures:\n%s", len(rows), b.String())
 	}
 }
