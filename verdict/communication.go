@@ -33,12 +33,11 @@ import (
 // communication judges one test of a Communication task.
 func (r *judging) communication(t *problem.Test, dir string, tr TestResult) TestResult {
 	c := r.p.Communication
-	slots, err := r.extra.take(r.slot.Sandbox(), c.Processes-1)
+	slots, err := r.extra.take(r.slot.Sandbox(), c.Processes)
 	if err != nil {
 		return seTest(tr, fmt.Errorf("communication: a slot for each process: %w", err))
 	}
 	defer r.extra.give(slots)
-	slots = append([]*sandbox.Slot{r.slot}, slots...)
 	mbox := filepath.Join(dir, "manager")
 	if err := r.managerBox(mbox, t); err != nil {
 		return seTest(tr, err)
@@ -79,14 +78,26 @@ func (r *judging) communication(t *problem.Test, dir string, tr TestResult) Test
 func toManager(i int) string   { return fmt.Sprintf("u%d_to_m", i) }
 func fromManager(i int) string { return fmt.Sprintf("m_to_u%d", i) }
 
-// managerBox prepares the manager's box: its program and the test's
-// input as input.txt, CMS's name for it.
+// managerProgram is where the manager's program directory is mounted,
+// read-only, in its sandbox.
+const managerProgram = "/program"
+
+// managerBox prepares the manager's box: the test's input as input.txt,
+// CMS's name for it, and a link to each file of its program, mounted at
+// managerProgram (managerCommand) rather than copied into the box for
+// every test.
 func (r *judging) managerBox(box string, t *problem.Test) error {
 	if err := mkBox(box, r.slot.TrustedUID); err != nil {
 		return err
 	}
-	if err := populate(box, r.manager); err != nil {
+	entries, err := os.ReadDir(r.manager.dir)
+	if err != nil {
 		return err
+	}
+	for _, e := range entries {
+		if err := os.Symlink(managerProgram+"/"+e.Name(), filepath.Join(box, e.Name())); err != nil {
+			return err
+		}
 	}
 	return copyFile(t.In, filepath.Join(box, "input.txt"), 0o644)
 }
@@ -186,6 +197,7 @@ func (r *judging) userCommand(ctx context.Context, slot *sandbox.Slot, fifos mou
 func (r *judging) managerCommand(ctx context.Context, box string, fifoArgs []string, fifos []mount.Bind) *sandbox.Cmd {
 	n := r.p.Communication.Processes
 	cmd := r.trustedCommandContext(ctx, r.manager, box)
+	cmd.Binds = append(cmd.Binds, mount.Bind{Source: r.manager.dir, Target: managerProgram})
 	cmd.Binds = append(cmd.Binds, fifos...)
 	cmd.Args = r.manager.command(checkerMemoryMB, fifoArgs...)
 	cmd.Limits.CPUTime = max(time.Duration(n)*(r.tl+time.Second), 10*time.Second)

@@ -34,28 +34,35 @@ type commRunner struct {
 	cancel       func()
 	mu           sync.Mutex
 	managerEnded bool
+	startFailed  bool    // a copy could not start (the test is SE)
 	errs         []error // each copy's, then the manager's
 	copies       sync.WaitGroup
 }
 
-// runCommunication starts the manager, then each copy, and waits for
-// all of them. All run under the context cancel ends. The first copy
-// that fails while the manager runs decides the test (its outcome is 0
-// whatever the manager would say), and cancel stops the rest, as it
-// does when the manager fails: a copy left waiting on a FIFO no one
-// will open would otherwise wait out its wall time. A manager that ends
-// well leaves the copies to end on their own, within their limits; a
-// manager still running orphanGrace after every copy ended well is
-// stopped too.
+// runCommunication starts the manager and each copy, all at once (each
+// Start is docket's own work: the run's space, its cgroup, its helper),
+// and waits for all of them. All run under the context cancel ends. The
+// first copy that fails while the manager runs decides the test (its
+// outcome is 0 whatever the manager would say), and cancel stops the
+// rest, as it does when the manager fails: a copy left waiting on a FIFO
+// no one will open would otherwise wait out its wall time. A manager
+// that ends well leaves the copies to end on their own, within their
+// limits; a manager still running orphanGrace after every copy ended
+// well is stopped too.
 func runCommunication(mgr *sandbox.Cmd, users []*sandbox.Cmd, cancel func(), orphanGrace time.Duration) (communicationRun, error) {
 	c := &commRunner{cancel: cancel, errs: make([]error, len(users)+1)}
 	c.run = communicationRun{users: make([]*sandbox.Result, len(users)), failedFirst: -1}
+	c.copies.Add(len(users))
+	for i, u := range users {
+		go c.runCopy(i, u)
+	}
 	if err := mgr.Start(); err != nil {
+		c.cancel()
+		c.copies.Wait()
 		return c.run, err
 	}
-	started := c.startCopies(users)
 	managerDone := make(chan struct{})
-	go c.watchOrphan(started, managerDone, orphanGrace)
+	go c.watchOrphan(managerDone, orphanGrace)
 	res, err := mgr.Wait()
 	c.managerEnd(res, err)
 	close(managerDone)
@@ -63,33 +70,30 @@ func runCommunication(mgr *sandbox.Cmd, users []*sandbox.Cmd, cancel func(), orp
 	return c.run, c.err()
 }
 
-// startCopies starts each copy and its waiting goroutine, and returns
-// whether all started (a failure stops those that did).
-func (c *commRunner) startCopies(users []*sandbox.Cmd) bool {
-	for i, u := range users {
-		if c.errs[i] = u.Start(); c.errs[i] != nil {
-			c.cancel()
-			return false
-		}
-		c.copies.Add(1)
-		go func() {
-			defer c.copies.Done()
-			res, err := u.Wait()
-			c.mu.Lock()
-			defer c.mu.Unlock()
-			c.run.users[i], c.errs[i] = res, err
-			if err == nil && copyFailed(res) && !c.managerEnded && c.run.failedFirst < 0 {
-				c.run.failedFirst = i
-				c.cancel()
-			}
-		}()
+// runCopy starts copy i and waits for it. A copy that cannot start, or
+// that fails while the manager runs, stops the test.
+func (c *commRunner) runCopy(i int, u *sandbox.Cmd) {
+	defer c.copies.Done()
+	if err := u.Start(); err != nil {
+		c.mu.Lock()
+		c.errs[i], c.startFailed = err, true
+		c.mu.Unlock()
+		c.cancel()
+		return
 	}
-	return true
+	res, err := u.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.run.users[i], c.errs[i] = res, err
+	if err == nil && copyFailed(res) && !c.managerEnded && c.run.failedFirst < 0 {
+		c.run.failedFirst = i
+		c.cancel()
+	}
 }
 
 // watchOrphan stops a manager still running grace after every copy
 // ended well.
-func (c *commRunner) watchOrphan(started bool, managerDone chan struct{}, grace time.Duration) {
+func (c *commRunner) watchOrphan(managerDone chan struct{}, grace time.Duration) {
 	copiesDone := make(chan struct{})
 	go func() { c.copies.Wait(); close(copiesDone) }()
 	select {
@@ -103,7 +107,7 @@ func (c *commRunner) watchOrphan(started bool, managerDone chan struct{}, grace 
 	case <-managerDone:
 	case <-t.C:
 		c.mu.Lock()
-		if started && c.run.failedFirst < 0 && !c.managerEnded {
+		if !c.startFailed && c.run.failedFirst < 0 && !c.managerEnded {
 			c.run.orphaned = true
 		}
 		c.mu.Unlock()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -143,13 +142,18 @@ func TestCommunicationFIFODirKept(t *testing.T) {
 	files["task.yaml"] = strings.Replace(files["task.yaml"], "n_input: 1", "n_input: 2", 1)
 	p := loadPackage(t, files)
 	src := "import sys\nfrm, to = sys.argv[1:3]\nfin, fout = open(frm), open(to, 'w')\nfout.write('ok %s\\n' % fin.readline().strip())\n"
-	dir := filepath.Join(j.Slot.Sandbox().Config().StateDir, "fifo", strconv.Itoa(j.Slot.N))
 	var inodes []uint64
 	for range 2 {
 		res := j.Judge(context.Background(), p, toSubmission("python3", map[string]string{"c.py": src}), Options{TimeLimit: 5 * time.Second})
 		if res.Verdict != AC || len(res.Tests) != 2 {
 			t.Fatalf("%s: %s %+v", res.Verdict, res.Error, res.Tests)
 		}
+		// The copy's slot: the judging's further slot, the lowest free.
+		dirs, _ := filepath.Glob(filepath.Join(j.Slot.Sandbox().Config().StateDir, "fifo", "*"))
+		if len(dirs) != 1 {
+			t.Fatalf("FIFO directories %v, want the one copy's slot's", dirs)
+		}
+		dir := dirs[0]
 		st, err := os.Lstat(dir)
 		if err != nil || !st.IsDir() {
 			t.Fatalf("the slot's FIFO directory after a judging: %v %v", st, err)

@@ -6,22 +6,23 @@ import (
 	"github.com/docketjudge/docket/sandbox"
 )
 
-// extraSlots lends a judging's tests the further sandbox slots that a
-// Communication test's second and later processes run in: each process
-// of the submission has a slot of its own (its own uid, cgroup and
-// network namespace), as each has a sandbox of its own in CMS, so that
-// two copies of the program can reach each other only through the
-// manager. The slots are claimed on first use, lent to one test at a
-// time (the judging's lanes share the pool), and released with the
-// judging.
-type extraSlots struct {
+// ExtraSlots lends a judging's tests the further sandbox slots that a
+// Communication test's processes run in: each copy of the program has a
+// slot of its own (its own uid, cgroup and network namespace), as each
+// has a sandbox of its own in CMS, so that two copies can reach each
+// other only through the manager, which runs on the judging's own slot.
+// Slots are claimed on first use and lent to one test at a time (a
+// judging's lanes share them); a Judge's ExtraSlots keep them from one
+// judging to the next, with what each slot keeps ready for its next run
+// (a space made ahead, its cgroups), until Release.
+type ExtraSlots struct {
 	mu   sync.Mutex
 	free []*sandbox.Slot
 	all  []*sandbox.Slot
 }
 
 // take lends n slots of sb, claiming more when none is free.
-func (e *extraSlots) take(sb *sandbox.Sandbox, n int) ([]*sandbox.Slot, error) {
+func (e *ExtraSlots) take(sb *sandbox.Sandbox, n int) ([]*sandbox.Slot, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var out []*sandbox.Slot
@@ -42,15 +43,15 @@ func (e *extraSlots) take(sb *sandbox.Sandbox, n int) ([]*sandbox.Slot, error) {
 }
 
 // give returns slots that take lent.
-func (e *extraSlots) give(slots []*sandbox.Slot) {
+func (e *ExtraSlots) give(slots []*sandbox.Slot) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.free = append(e.free, slots...)
 }
 
-// release gives every claimed slot back to the sandbox, once the
-// judging is over.
-func (e *extraSlots) release() {
+// Release gives every claimed slot back to the sandbox, once no judging
+// uses them.
+func (e *ExtraSlots) Release() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, s := range e.all {

@@ -40,6 +40,10 @@ type Judge struct {
 	// events are those of one test at a time; a test that turns out to be
 	// skipped was run for nothing. Empty: one test at a time, on Slot.
 	Lanes []*sandbox.Slot
+	// Extra lends the copies of a Communication task's program their
+	// slots, kept from one judging to the next; nil: each judging claims
+	// its own and releases them when it ends. Whoever sets it releases it.
+	Extra *ExtraSlots
 	Langs *langs.Catalog
 	// WorkDir holds each submission's build and run directories while it
 	// is judged; default DefaultWorkDir().
@@ -231,9 +235,12 @@ func (j *Judge) judgeFiles(ctx context.Context, p *problem.Problem, lang *langs.
 	defer os.RemoveAll(ws)
 	os.Chmod(ws, 0o711)
 	r := &judging{j: j, p: p, lang: lang, ws: ws, opt: opt, res: res, entry: sub.EntryPoint, ctx: ctx,
-		slot: j.Slot, outputs: newTestOutputs(filepath.Join(ws, "output")), stats: &runStats{}, extra: &extraSlots{}, submitted: outs}
+		slot: j.Slot, outputs: newTestOutputs(filepath.Join(ws, "output")), stats: &runStats{}, extra: j.Extra, submitted: outs}
 	defer r.outputs.close() // before the workspace's removal
-	defer r.extra.release()
+	if r.extra == nil {
+		r.extra = &ExtraSlots{}
+		defer r.extra.Release()
+	}
 	r.testFn = r.test
 	r.limits()
 	start := time.Now()
@@ -311,9 +318,9 @@ type judging struct {
 	// comparison write: the slot's own (lanes.go).
 	outputs *testOutputs
 	stats   *runStats // shared by the judging and its lanes
-	// extra lends a Communication test's further processes their slots
-	// (shared by the judging and its lanes).
-	extra   *extraSlots
+	// extra lends a Communication test's copies their slots: the
+	// Judge's, or the judging's own (shared with its lanes).
+	extra   *ExtraSlots
 	stopped bool // pass-fail: a test failed, the rest are skipped
 
 	// wall is a test run's wall-clock limit: tl plus its overshoot.

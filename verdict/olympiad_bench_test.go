@@ -174,14 +174,18 @@ func compileTime(b *testing.B, j *Judge, p *problem.Problem, sub Submission) tim
 }
 
 // benchJudge is a judge on one slot of a fresh sandbox, judging one
-// test at a time, its work directory where a deployment's is.
+// test at a time, its work directory where a deployment's is, and, as a
+// worker's, further slots for a Communication task's copies kept from
+// one judging to the next.
 func benchJudge(b *testing.B) *Judge {
 	sb, err := sandbox.New(sandbox.Config{StateDir: b.TempDir(), UIDBase: 64000})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { sb.Close() })
-	return &Judge{Slot: claimSlot(b, sb), Langs: langs.Builtin(), WorkDir: benchWorkDir(b), CacheDir: b.TempDir()}
+	extra := &ExtraSlots{}
+	b.Cleanup(extra.Release) // before the sandbox's Close: cleanups run last first
+	return &Judge{Slot: claimSlot(b, sb), Extra: extra, Langs: langs.Builtin(), WorkDir: benchWorkDir(b), CacheDir: b.TempDir()}
 }
 
 // aplusbPackage is a Kattis package of n a+b tests.

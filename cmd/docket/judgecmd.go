@@ -83,7 +83,9 @@ func newJudge(parallel int) (*verdict.Judge, func(), error) {
 		return nil, nil, err
 	}
 	var slots []*sandbox.Slot
+	extra := &verdict.ExtraSlots{}
 	release := func() {
+		extra.Release()
 		for _, s := range slots {
 			s.Release()
 		}
@@ -96,7 +98,7 @@ func newJudge(parallel int) (*verdict.Judge, func(), error) {
 		}
 		slots = append(slots, s)
 	}
-	return &verdict.Judge{Slot: slots[0], Lanes: slots[1:], Langs: cat, WorkDir: le.WorkDir, CacheDir: le.CacheDir, WallOvershoot: le.WallOvershoot}, release, nil
+	return &verdict.Judge{Slot: slots[0], Lanes: slots[1:], Extra: extra, Langs: cat, WorkDir: le.WorkDir, CacheDir: le.CacheDir, WallOvershoot: le.WallOvershoot}, release, nil
 }
 
 func isTerminal(f *os.File) bool {
