@@ -121,7 +121,7 @@ func TestHelpEverywhere(t *testing.T) {
 		t.Errorf("problem push -- --help printed help or succeeded (exit %d): %s", code, out)
 	}
 	out, _, code = runBin(t, bin, nil, "problem", "--help")
-	if code != 0 || !strings.Contains(out, "push DIR...") {
+	if code != 0 || !strings.Contains(out, "push DIR|ZIP...") {
 		t.Errorf("problem --help: exit %d\n%s", code, out)
 	}
 	out, _, code = runBin(t, bin, nil, "--help")
@@ -310,7 +310,7 @@ func TestProblemMessages(t *testing.T) {
 		t.Errorf("problem push: exit %d:\n%s", code, errOut)
 	}
 	_, errOut, code = runBin(t, bin, env, "problem", "push", "../../problems/aplusb", tmp+"/nope")
-	if code != exitUsage || !strings.Contains(errOut, "is not a directory; nothing was pushed") {
+	if code != exitUsage || !strings.Contains(errOut, "is not a directory or a zip archive; nothing was pushed") {
 		t.Errorf("problem push of a missing directory: exit %d:\n%s", code, errOut)
 	}
 	out, errOut, code := runBin(t, bin, env, "problem", "list")

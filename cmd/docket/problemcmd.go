@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/protocol"
-	"github.com/docketjudge/docket/worker"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -32,10 +31,12 @@ const problemUsage = `usage: docket problem <subcommand> [flags] [arguments]
 Problem packages (docs/problems.md).
 
 subcommands:
-  check DIR     judge every program under DIR/submissions/<expected>/ and report any that
-                misses its expected verdict; exit 1 if any did
-  push DIR...   validate packages and upload them to the store (bucket docket-problems on DOCKET_NATS_URL)
-  list          the packages in the store
+  check DIR|ZIP     judge every program under DIR/submissions/<expected>/ and report any that
+                    misses its expected verdict; exit 1 if any did
+  push DIR|ZIP...   validate packages and upload them to the store (bucket docket-problems on DOCKET_NATS_URL)
+  list              the packages in the store
+
+A package is a directory or a zip archive of one (docs/problems.md, "Zip archives").
 
 Each subcommand takes --help (its flags and the DOCKET_* variables it reads).
 
@@ -69,8 +70,8 @@ func runProblem(args []string) int {
 
 func runProblemCheck(args []string) int {
 	fs := newFlags("problem check", helpText{
-		synopsis: "[-v] [--quiet] [--write-timelimit] DIR",
-		about: "Loads the package in DIR, builds its checker and interactor, and judges every program under\n" +
+		synopsis: "[-v] [--quiet] [--write-timelimit] DIR|ZIP",
+		about: "Loads the package in DIR (or the zip archive ZIP, unpacked into a temporary directory), builds its checker and interactor, and judges every program under\n" +
 			"DIR/submissions/<expected>/, where <expected> is one of accepted, wrong_answer, time_limit_exceeded,\n" +
 			"run_time_error, memory_limit_exceeded, output_limit_exceeded, compile_error, presentation_error,\n" +
 			"partially_accepted (a TPS task: DIR/solutions/<category>/, model_solution, correct, incorrect,\n" +
@@ -94,7 +95,11 @@ func runProblemCheck(args []string) int {
 		fmt.Fprintln(stderr, "docket problem check: want one problem directory (docket problem check --help)")
 		return exitUsage
 	}
-	dir := fs.Arg(0)
+	dir, done, code := openForCheck(fs.Arg(0), *write)
+	if dir == "" {
+		return code
+	}
+	defer done()
 	p, subs, code := loadForCheck(dir)
 	if p == nil {
 		return code
@@ -177,6 +182,27 @@ func orNone(s string) string {
 // step shows a long operation's progress on stderr.
 func step(f string, a ...any) { fmt.Fprintf(stderr, "* "+f+"\n", a...) }
 
+// openForCheck opens the package arg names (openPackage), saying where
+// a zip archive was unpacked; "" means the check cannot go on, with code
+// the exit code. --write-timelimit (write) writes into the package,
+// which an archive's unpacked copy is not.
+func openForCheck(arg string, write bool) (string, func(), int) {
+	dir, done, err := openPackage(arg)
+	if err != nil {
+		printLoadError(stderr, "docket problem check", err)
+		return "", nil, exitFailed
+	}
+	if dir != arg {
+		step("unpacked the zip archive %s into %s", arg, dir)
+		if write {
+			done()
+			fmt.Fprintf(stderr, "docket problem check: --write-timelimit writes .timelimit into the package, and %s is a zip archive: unzip it and check the directory\n", arg)
+			return "", nil, exitUsage
+		}
+	}
+	return dir, done, exitOK
+}
+
 // loadForCheck loads the package in dir and lists its submissions/; a nil
 // problem means the check cannot go on, with code the exit code.
 func loadForCheck(dir string) (*problem.Problem, []problem.ExampleSubmission, int) {
@@ -257,8 +283,8 @@ func missDetail(res *verdict.Result) string {
 
 func runProblemPush(args []string) int {
 	fs := newFlags("problem push", helpText{
-		synopsis: "[--json] [--quiet] DIR...",
-		about: "Validates each package directory and uploads it to the store (object store bucket docket-problems),\n" +
+		synopsis: "[--json] [--quiet] DIR|ZIP...",
+		about: "Validates each package (a directory or a zip archive) and uploads it to the store (object store bucket docket-problems),\n" +
 			"where workers and docket submit find it by its id. Each step is shown on stderr, and so are the\n" +
 			"package's warnings (its trusted programs, statements linked out of it; --quiet: not).\n" +
 			"Exit: 0 all pushed, 1 a package did not load or upload, 2 usage, 3 NATS unreachable.",
@@ -275,8 +301,8 @@ func runProblemPush(args []string) int {
 		return exitUsage
 	}
 	for _, dir := range args {
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			fmt.Fprintf(stderr, "docket problem push: %s is not a directory; nothing was pushed\n", dir)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() && !st.Mode().IsRegular() {
+			fmt.Fprintf(stderr, "docket problem push: %s is not a directory or a zip archive; nothing was pushed\n", dir)
 			return exitUsage
 		}
 	}
@@ -296,7 +322,7 @@ func runProblemPush(args []string) int {
 	failed := false
 	for _, dir := range args {
 		fmt.Fprintf(stderr, "* validating and uploading %s\n", dir)
-		p, info, err := worker.Push(ctx, js, dir)
+		p, info, err := pushPackage(ctx, js, dir)
 		if err != nil {
 			printLoadError(stderr, "docket problem push "+dir, err)
 			failed = true

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/docketjudge/docket/verdict"
-	"github.com/docketjudge/docket/verdict/problem"
 )
 
 func init() {
@@ -18,13 +17,13 @@ func init() {
 
 func runRun(args []string) int {
 	fs := newFlags("run", helpText{
-		synopsis: "--problem DIR [--lang L] [--entry NAME] [--time-limit 2s] [--json] [--quiet] FILE...",
+		synopsis: "--problem DIR|ZIP [--lang L] [--entry NAME] [--time-limit 2s] [--json] [--quiet] FILE...",
 		about: "Judges FILE... locally against a problem package with the same pipeline as the worker, without NATS.\n" +
 			"The package's warnings (its trusted programs, statements linked out of it) go to stderr (--quiet: not).\n" +
 			"Exit: 0 AC, 1 any other verdict, 2 usage (a package or FILE that will not load, an unknown language,\na bad limit), 3 system. With --json, stdout is a result even then: verdict SE, the reason in error.",
 		example: "docket run problems/aplusb/submissions/accepted/main.c --problem problems/aplusb --time-limit 2s",
 	})
-	dir := fs.String("problem", "", "problem package directory (required)")
+	dir := fs.String("problem", "", "problem package: a directory or a zip archive (required)")
 	lang := fs.String("lang", "", "language id (default: from the first file's extension)")
 	tl := durationLimit(fs, "time-limit", 0, "time limit per test, a `duration` with a unit: 2s, 1500ms (default: the package's)")
 	mem := positiveInt(fs, "memory", "memory limit in `MiB` (default: the package's)")
@@ -46,9 +45,9 @@ func runRun(args []string) int {
 		return code
 	}
 	if *dir == "" || fs.NArg() == 0 {
-		return fail(exitUsage, errors.New("--problem DIR and at least one FILE are required"))
+		return fail(exitUsage, errors.New("--problem DIR|ZIP and at least one FILE are required"))
 	}
-	p, err := problem.Load(*dir)
+	p, done, err := loadPackage(*dir)
 	if err != nil {
 		printLoadError(stderr, "docket run", err)
 		if *asJSON {
@@ -56,6 +55,7 @@ func runRun(args []string) int {
 		}
 		return exitUsage
 	}
+	defer done()
 	printWarnings("docket run", p, *quiet)
 	j, release, err := newJudge(*parallel)
 	if err != nil {

@@ -53,7 +53,7 @@ func runServe(args []string) int {
 		example: "docket serve --workers 2",
 	})
 	data := fs.String("data", se.DataDir, "JetStream data directory")
-	problems := fs.String("problems", "./problems", "directory of problem packages pushed at start (each subdirectory with a problem.yaml, or a CMS or TPS task folder's task.yaml or problem.json)")
+	problems := fs.String("problems", "./problems", "directory of problem packages pushed at start (each subdirectory with a problem.yaml, or a CMS or TPS task folder's task.yaml or problem.json, and each such package zipped, a .zip file)")
 	workers := fs.Int("workers", 1, "in-process workers (0 allowed)")
 	feedback := fs.String("feedback-policy", "", feedbackFlag)
 	if code, ok := parseArgs(fs, args); !ok {
@@ -221,14 +221,27 @@ func pushAll(ctx context.Context, js jetstream.JetStream, dir string, log zerolo
 	}
 	for _, e := range entries {
 		pd := filepath.Join(dir, e.Name())
-		if !problem.IsPackage(pd) {
+		if !problem.IsPackage(pd) && !servedZip(dir, e.Name(), log) {
 			continue
 		}
-		p, _, err := worker.Push(ctx, js, pd)
+		p, _, err := pushPackage(ctx, js, pd)
 		if err != nil {
 			log.Error().Err(err).Str("problem", e.Name()).Msg("problem not pushed")
 			continue
 		}
 		log.Info().Str("problem", p.ID).Int("tests", len(p.Tests)).Str("digest", p.Digest[:19]).Msg("problem pushed")
 	}
+}
+
+// servedZip: name in the problems directory is a zip archive to push,
+// unless a package directory of the same id is beside it, which wins.
+func servedZip(dir, name string, log zerolog.Logger) bool {
+	if !isZipFile(dir, name) {
+		return false
+	}
+	if id, err := zipPackageID(name); err == nil && problem.IsPackage(filepath.Join(dir, id)) {
+		log.Warn().Str("problem", name).Msg("zip archive not pushed: the package directory " + id + " beside it is")
+		return false
+	}
+	return true
 }
