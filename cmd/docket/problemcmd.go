@@ -213,7 +213,7 @@ func checkSubmission(j *verdict.Judge, p *problem.Problem, s problem.ExampleSubm
 		fmt.Fprintf(stdout, "  SKIP %-40s unknown expected-verdict directory %q\n", s.Rel, s.Expect)
 		return nil, true
 	}
-	sub, err := verdict.ReadSubmission(j.Langs, "", []string{s.Path})
+	sub, err := verdict.ReadSubmission(j.Langs, s.Language, []string{s.Path})
 	if err != nil {
 		fmt.Fprintf(stdout, "  FAIL %-40s %v\n", s.Rel, err)
 		return nil, false
