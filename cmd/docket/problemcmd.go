@@ -113,6 +113,10 @@ func runProblemCheck(args []string) int {
 		fmt.Fprintln(stdout, "  FAIL", err)
 		return exitFailed
 	}
+	if _, err := buildTests(j, p, stdout); err != nil {
+		fmt.Fprintln(stdout, "  FAIL", err)
+		return exitFailed
+	}
 	derived, ok := deriveTimeLimit(j, p, subs, *verbose)
 	if !ok {
 		return exitFailed
@@ -295,8 +299,13 @@ func runProblemPush(args []string) int {
 	}
 	failed := false
 	for _, dir := range args {
+		built, ok := buildForPush(dir)
+		if !ok {
+			failed = true
+			continue
+		}
 		fmt.Fprintf(stderr, "* validating and uploading %s\n", dir)
-		p, info, err := worker.Push(ctx, js, dir)
+		p, info, err := worker.PushBuilt(ctx, js, dir, built)
 		if err != nil {
 			printLoadError(stderr, "docket problem push "+dir, err)
 			failed = true
@@ -314,6 +323,48 @@ func runProblemPush(args []string) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// buildTests builds the package's tests that are not files (a Polygon
+// package's generated tests), or finds them built, and says so on w
+// with the time it took.
+func buildTests(j *verdict.Judge, p *problem.Problem, w io.Writer) (*verdict.TestBuild, error) {
+	if p.Generation == nil {
+		return &verdict.TestBuild{}, nil
+	}
+	step("building %d tests (generators and the main solution, in the sandbox)", len(p.Generation.Tests))
+	b, err := j.BuildTests(judgeCtx(), p)
+	if err != nil {
+		return nil, err
+	}
+	if b.Cached {
+		fmt.Fprintf(w, "tests: %d built before, found in the cache (%s)\n", b.Tests, b.Took.Round(time.Millisecond))
+	} else {
+		fmt.Fprintf(w, "tests: built %d in %.1fs\n", b.Tests, b.Took.Seconds())
+	}
+	return b, nil
+}
+
+// buildForPush builds the tests of the package in dir, if it has tests
+// to build, for docket problem push to upload with it; false when it
+// cannot (the error said).
+func buildForPush(dir string) (map[string]string, bool) {
+	p, err := problem.Load(dir)
+	if err != nil || p.Generation == nil {
+		return nil, true // Push says why it does not load
+	}
+	j, release, err := newJudge(0)
+	if err != nil {
+		fmt.Fprintln(stderr, "docket problem push:", err)
+		return nil, false
+	}
+	defer release()
+	b, err := buildTests(j, p, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "docket problem push %s: %v\n", dir, err)
+		return nil, false
+	}
+	return verdict.BuiltFiles(p, b), true
 }
 
 // pushedJSON is docket problem push --json's line for a package.

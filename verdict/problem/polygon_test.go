@@ -156,7 +156,9 @@ func TestPolygonGeneration(t *testing.T) {
 
 // What docket cannot judge as written is a load error that names it.
 func TestPolygonRefusals(t *testing.T) {
-	gen := func(cmd string) string { return pgXML(`<test/><test method="generated" cmd="`+cmd+`"/>`, "", pgChecked) }
+	gen := func(cmd string) string {
+		return pgXML(`<test/><test method="generated" cmd="`+cmd+`"/>`, "", pgChecked)
+	}
 	noTest2 := map[string]string{"tests/02": ""}
 	for _, c := range []struct {
 		name, xml string
