@@ -2,6 +2,7 @@ package problem
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -224,4 +225,32 @@ func TestPolygonUnknownSolutionType(t *testing.T) {
 	if w := findWarning(p, WarnLanguage); w == nil || !slices.Equal(w.Paths, []string{"solutions/wa.py"}) || !strings.Contains(w.Message, "python.2") {
 		t.Errorf("warning %+v", w)
 	}
+}
+
+// FuzzProblemXML: any problem.xml parses or fails with an error, never
+// panics, and a package that loads has tests, each in a group, with
+// worths that are finite and not negative.
+func FuzzProblemXML(f *testing.F) {
+	f.Add(pgXML(`<test method="manual" sample="true"/><test method="generated" cmd="gen 2"/>`, "", pgChecked))
+	f.Add(pgXML(`<test points="1" group="a"/><test points="2" group="b"/>`, `<group name="a" points-policy="each-test"/><group name="b" points="5" points-policy="complete-group"><dependencies><dependency group="a"/></dependencies></group>`, pgChecked))
+	f.Add(pgXML(`<test/><test method="generated" cmd="gen 5"/>`, "", pgChecked))
+	f.Add("<problem><judging><testset name=\"tests\"><tests><test/></tests></testset></judging></problem>")
+	f.Fuzz(func(t *testing.T, x string) {
+		d := pgDir(t, x, map[string]string{"tests/02": ""})
+		p, err := Load(d)
+		if err != nil {
+			return
+		}
+		if len(p.Tests) == 0 {
+			t.Fatal("loaded with no tests")
+		}
+		for _, tc := range p.Tests {
+			if tc.Group == nil || !strings.HasPrefix(tc.Name, "secret/") {
+				t.Fatalf("test %+v", tc)
+			}
+			if w := tc.Worth(tc.Group); w < 0 || math.IsInf(w, 0) || math.IsNaN(w) {
+				t.Fatalf("test %s worth %g", tc.Name, w)
+			}
+		}
+	})
 }
