@@ -318,7 +318,7 @@ func (r *judging) buildTrusted(prog *problem.Program, kind string) (*built, erro
 	if prog.Executable {
 		return r.installTrusted(prog, kind)
 	}
-	lang, err := r.j.Langs.ByExtension(prog.Sources[0])
+	lang, err := programLanguage(r.j.Langs, prog)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", kind, prog.Sources[0], err)
 	}
@@ -344,6 +344,15 @@ func (r *judging) buildTrusted(prog *problem.Program, kind string) (*built, erro
 		return cachedBuilt(lang, src, files, dir, kind)
 	}
 	return buildIntoCache(r.ctx, r.slot, lang, files, prog.Sources[0], dir, kind)
+}
+
+// programLanguage is a problem's program's language: the one the
+// package names, else its main source's extension's.
+func programLanguage(cat *langs.Catalog, prog *problem.Program) (*langs.Language, error) {
+	if prog.Language != "" {
+		return cat.Lookup(prog.Language)
+	}
+	return cat.ByExtension(prog.Sources[0])
 }
 
 // cachedBuilt is a program found in the cache: its main class, if the
@@ -373,6 +382,19 @@ func readProgram(prog *problem.Program, kind string) (map[string][]byte, error) 
 			return nil, fmt.Errorf("%s: %w", kind, err)
 		}
 		files[s] = b
+	}
+	for _, x := range prog.Extra {
+		if err := langs.ValidFileName(x.Name); err != nil {
+			return nil, fmt.Errorf("the problem's %s: %w", kind, err)
+		}
+		if _, dup := files[x.Name]; dup {
+			continue // the program's own file of that name wins
+		}
+		b, err := os.ReadFile(x.Path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", kind, err)
+		}
+		files[x.Name] = b
 	}
 	return files, nil
 }

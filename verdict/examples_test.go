@@ -24,8 +24,9 @@ func TestExampleSubmissions(t *testing.T) {
 	dirs, err := filepath.Glob("../problems/*/problem.yaml")
 	cms, _ := filepath.Glob("../problems/*/task.yaml")    // CMS task folders
 	tps, _ := filepath.Glob("../problems/*/problem.json") // TPS task folders
-	if dirs = append(append(dirs, cms...), tps...); err != nil || len(dirs) == 0 || len(cms) == 0 || len(tps) == 0 {
-		t.Fatalf("no example problems, or no CMS or TPS task, under ../problems: %v", err)
+	pg, _ := filepath.Glob("../problems/*/problem.xml")   // Polygon packages
+	if dirs = append(append(append(dirs, cms...), tps...), pg...); err != nil || len(dirs) == 0 || len(cms) == 0 || len(tps) == 0 || len(pg) == 0 {
+		t.Fatalf("no example problems, or no CMS task, TPS task or Polygon package, under ../problems: %v", err)
 	}
 	for _, y := range dirs {
 		dir := filepath.Dir(y)
@@ -49,12 +50,15 @@ func checkExamples(t *testing.T, j *Judge, dir string) {
 	if err := j.Prepare(p); err != nil {
 		t.Fatalf("the package's own programs: %v", err)
 	}
+	if _, err := j.BuildTests(context.Background(), p); err != nil {
+		t.Fatalf("the package's tests: %v", err)
+	}
 	for _, s := range subs {
 		if _, known := ExpectedVerdict(s.Expect); !known {
 			t.Logf("%s: %q is no expected verdict; docket problem check skips it too", s.Rel, s.Expect)
 			continue
 		}
-		sub, err := ReadSubmission(j.Langs, "", []string{s.Path})
+		sub, err := ReadSubmission(j.Langs, s.Language, []string{s.Path})
 		if err != nil {
 			t.Errorf("%s: %v", s.Rel, err)
 			continue

@@ -1,6 +1,10 @@
 package verdict
 
-import "github.com/docketjudge/docket/verdict/problem"
+import (
+	"slices"
+
+	"github.com/docketjudge/docket/verdict/problem"
+)
 
 // expectedVerdicts maps the Kattis submissions/ directory names to
 // verdicts.
@@ -23,6 +27,54 @@ var expectedVerdicts = map[string]Verdict{
 	"runtime_error":      RE,
 	"memory_limit":       MLE,
 	"protocol_violation": WA, // a grader that finds a violation scores 0
+	// A Polygon solution's tag (MeetsExpectation has their rules).
+	"main":                            AC,
+	"wrong-answer":                    WA,
+	"presentation-error":              PE,
+	"time-limit-exceeded":             TLE,
+	"memory-limit-exceeded":           MLE,
+	"time-limit-exceeded-or-accepted": TLE,
+	"time-limit-exceeded-or-memory-limit-exceeded": TLE,
+	"rejected": WA,
+	"failed":   RE,
+}
+
+// polygonRule is a Polygon tag's rule: every test is accepted or gets
+// one of the verdicts allowed, and with need at least one test does.
+type polygonRule struct {
+	allowed []Verdict
+	need    bool
+}
+
+// polygonRules are Polygon's tags with a rule on the tests' verdicts
+// (main, accepted and rejected have simpler ones).
+var polygonRules = map[string]polygonRule{
+	"wrong-answer":                    {[]Verdict{WA}, true},
+	"presentation-error":              {[]Verdict{PE}, true},
+	"time-limit-exceeded":             {[]Verdict{TLE}, true},
+	"memory-limit-exceeded":           {[]Verdict{MLE}, true},
+	"failed":                          {[]Verdict{RE}, true},
+	"time-limit-exceeded-or-accepted": {[]Verdict{TLE}, false},
+	"time-limit-exceeded-or-memory-limit-exceeded": {[]Verdict{TLE, MLE}, true},
+}
+
+// meetsPolygonRule checks the tests' verdicts against rule: skipped
+// tests count for nothing; a result with no tests (CE, SE) never meets.
+func meetsPolygonRule(res *Result, rule polygonRule) bool {
+	if res.Verdict == CE || res.Verdict == SE || len(res.Tests) == 0 {
+		return false
+	}
+	seen := false
+	for _, t := range res.Tests {
+		switch {
+		case t.Verdict == AC || t.Verdict == SK:
+		case slices.Contains(rule.allowed, t.Verdict):
+			seen = true
+		default:
+			return false
+		}
+	}
+	return seen || !rule.need
 }
 
 // ExpectedVerdict is the verdict the submissions/ directory dir
@@ -39,6 +91,13 @@ func ExpectedVerdict(dir string) (Verdict, bool) {
 //   - accepted: AC, and in a scoring problem the maximum score;
 //   - partially_accepted: AC with a score strictly between 0 and the
 //     maximum ("overall verdict Accepted", the score not the maximum);
+//   - a Polygon tag, by Polygon's rules: main and accepted as accepted;
+//     rejected anything but that; wrong-answer, presentation-error,
+//     time-limit-exceeded, memory-limit-exceeded and failed (a run-time
+//     error) a test of that verdict and no test of another failure;
+//     time-limit-exceeded-or-accepted no failure but TLE;
+//     time-limit-exceeded-or-memory-limit-exceeded a TLE or MLE and no
+//     other failure;
 //   - a failure directory: that overall verdict; in a scoring problem
 //     also a partially accepted result with a test of that verdict (the
 //     format asks for "wrong answer for some test file": points earned
@@ -54,8 +113,13 @@ func MeetsExpectation(res *Result, kind problem.Kind, dir string) bool {
 	switch dir {
 	case "partially_accepted", "partially_correct":
 		return partial
-	case "accepted", "model_solution", "correct":
+	case "accepted", "model_solution", "correct", "main":
 		return res.Verdict == AC && (kind != problem.Scoring || res.Score == res.MaxScore)
+	case "rejected":
+		return res.Verdict != CE && res.Verdict != SE && !(res.Verdict == AC && (kind != problem.Scoring || res.Score == res.MaxScore))
+	}
+	if rule, ok := polygonRules[dir]; ok {
+		return meetsPolygonRule(res, rule)
 	}
 	if res.Verdict == want {
 		return true

@@ -177,6 +177,9 @@ func emptyResult(p *problem.Problem, sub Submission) *Result {
 
 // judgeSubmission is Judge without the check for abandonment.
 func (j *Judge) judgeSubmission(ctx context.Context, p *problem.Problem, sub Submission, opt Options) *Result {
+	if !TestsBuilt(p) {
+		return failed(emptyResult(p, sub), SE, "the package's tests are not built: its generated tests and missing answers are built by docket problem push, or by docket run and docket problem check on first use (Judge.BuildTests)")
+	}
 	if p.TakesOutputs() {
 		return j.judgeWithOutputs(ctx, p, sub, opt)
 	}
@@ -531,7 +534,7 @@ func (r *judging) group(ctx context.Context, g *problem.Group, index *int, total
 			return 0, 0, SK // its run was killed: the result means nothing
 		}
 		fracs = append(fracs, fraction(tr))
-		tally.addTest(g, tr, r.scoreTest(g, &tr))
+		tally.addTest(g, t, tr, r.scoreTest(g, t, &tr))
 		if tr.Verdict != AC && tr.Verdict != SK && r.p.Kind == problem.PassFail && !r.opt.RunAll {
 			r.stopped = true
 		}
@@ -675,11 +678,11 @@ func thresholded(tr TestResult, th float64) TestResult {
 
 // scoreTest sets tr's score (a scoring problem's points, else 1 for AC
 // and 0 otherwise) and returns what it adds to its group's score.
-func (r *judging) scoreTest(g *problem.Group, tr *TestResult) float64 {
+func (r *judging) scoreTest(g *problem.Group, t *problem.Test, tr *TestResult) float64 {
 	accepted := tr.Verdict == AC
 	s := g.Config.RejectScore
 	if accepted {
-		s = g.Config.AcceptScore * tr.Score // tr.Score: fraction from a partial checker, else 1
+		s = t.Worth(g) * tr.Score // tr.Score: fraction from a partial checker, else 1
 	}
 	if r.p.Kind == problem.Scoring {
 		tr.Score = round(s)
@@ -694,11 +697,11 @@ func (r *judging) scoreTest(g *problem.Group, tr *TestResult) float64 {
 
 // addTest counts a scored test: the group's verdict is its first
 // failure's, or with worst_error its most severe.
-func (tl *groupTally) addTest(g *problem.Group, tr TestResult, s float64) {
+func (tl *groupTally) addTest(g *problem.Group, t *problem.Test, tr TestResult, s float64) {
 	tl.judged = tl.judged || tr.Verdict != SK
 	tl.scores = append(tl.scores, s)
-	tl.maxes = append(tl.maxes, g.Config.AcceptScore)
-	tl.addResult(tr.Verdict, s, g.Config.AcceptScore)
+	tl.maxes = append(tl.maxes, t.Worth(g))
+	tl.addResult(tr.Verdict, s, t.Worth(g))
 	if tr.Verdict == AC || tr.Verdict == SK {
 		return
 	}
@@ -741,6 +744,9 @@ func (r *judging) closeGroup(g *problem.Group, tl *groupTally) (score, max float
 		}
 	}
 	score, max = bounded(g, score, max)
+	if r.unmetRequirement(g) {
+		score = 0 // a group it depends on was not fully passed
+	}
 	if !tl.judged && (len(g.Tests) > 0 || len(g.Groups) > 0) {
 		v = SK // nothing in the group was run
 	}
@@ -748,6 +754,23 @@ func (r *judging) closeGroup(g *problem.Group, tl *groupTally) (score, max float
 		r.groupDone(GroupResult{Name: g.Name, Verdict: v, Score: round(score), MaxScore: round(max)})
 	}
 	return score, max, v
+}
+
+// unmetRequirement reports whether a group g requires (judged before
+// it) was not fully passed: accepted, every point earned.
+func (r *judging) unmetRequirement(g *problem.Group) bool {
+	for _, name := range g.Config.Requires {
+		met := false
+		for _, gr := range r.res.Groups {
+			if gr.Name == name {
+				met = gr.Verdict == AC && gr.Score >= gr.MaxScore
+			}
+		}
+		if !met {
+			return true
+		}
+	}
+	return false
 }
 
 // groupDone records a finished group in the result and tells the

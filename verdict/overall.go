@@ -62,8 +62,8 @@ func MaxScore(p *problem.Problem) float64 {
 // maxima it gathers while judging.
 func groupMax(g *problem.Group) float64 {
 	var maxes []float64
-	for range g.Tests {
-		maxes = append(maxes, g.Config.AcceptScore)
+	for _, t := range g.Tests {
+		maxes = append(maxes, t.Worth(g))
 	}
 	for _, c := range g.Groups {
 		m := groupMax(c)

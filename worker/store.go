@@ -31,7 +31,12 @@ import (
 const maxPackage = 1 << 30
 
 // PackTar archives a problem directory.
-func PackTar(dir string) ([]byte, error) {
+func PackTar(dir string) ([]byte, error) { return PackTarWith(dir, nil) }
+
+// PackTarWith archives a problem directory with further files: extra
+// maps a path in the package to the host file to store there (a
+// package's built tests, verdict.BuiltFiles).
+func PackTarWith(dir string, extra map[string]string) ([]byte, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	// The trailing separator: dir itself may be a link (the operator's
@@ -88,10 +93,38 @@ func PackTar(dir string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := packExtra(tw, extra); err != nil {
+		return nil, err
+	}
 	if err := tw.Close(); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// packExtra adds the extra files, sorted, to an archive of regular
+// files whose directories are already in it (a built test goes where
+// the package's tests are) or are added here.
+func packExtra(tw *tar.Writer, extra map[string]string) error {
+	names := make([]string, 0, len(extra))
+	for n := range extra {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		b, err := os.ReadFile(extra[n])
+		if err != nil {
+			return err
+		}
+		hdr := &tar.Header{Name: filepath.ToSlash(n), Mode: 0o644, Size: int64(len(b)), ModTime: time.Unix(0, 0), Typeflag: tar.TypeReg}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		if _, err := tw.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ErrBadArchive is what Unpack's refusals of an archive wrap: it is
@@ -173,6 +206,19 @@ func checkEntry(h *tar.Header) error {
 // Push validates a problem directory and uploads it as the object named
 // by the problem id (the directory's name).
 func Push(ctx context.Context, js jetstream.JetStream, dir string) (*problem.Problem, *jetstream.ObjectInfo, error) {
+	return PushBuilt(ctx, js, dir, nil)
+}
+
+// ErrTestsNotBuilt: a package whose tests must be built (a Polygon
+// package's generated tests) pushed without them; a worker never builds
+// tests.
+var ErrTestsNotBuilt = errors.New("the package's tests are not built")
+
+// PushBuilt is Push with the package's built tests (verdict.BuiltFiles)
+// added to what is uploaded: workers receive a package whose tests are
+// all files. Its problem_digest is the digest of that package, the one
+// a worker loads.
+func PushBuilt(ctx context.Context, js jetstream.JetStream, dir string, built map[string]string) (*problem.Problem, *jetstream.ObjectInfo, error) {
 	p, err := problem.Load(dir)
 	if err != nil {
 		return nil, nil, err
@@ -180,9 +226,17 @@ func Push(ctx context.Context, js jetstream.JetStream, dir string) (*problem.Pro
 	if !protocol.ValidID(p.ID) {
 		return nil, nil, fmt.Errorf("problem id %q (the directory name) must be 1-128 characters of [A-Za-z0-9_-]", p.ID)
 	}
-	data, err := PackTar(dir)
+	if p.Generation != nil && len(built) == 0 {
+		return nil, nil, fmt.Errorf("%w: docket problem push builds them", ErrTestsNotBuilt)
+	}
+	data, err := PackTarWith(dir, built)
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(built) > 0 {
+		if p, err = loadPacked(data, p.ID); err != nil {
+			return nil, nil, err
+		}
 	}
 	obs, err := js.ObjectStore(ctx, protocol.ProblemBucket)
 	if err != nil {
@@ -197,6 +251,28 @@ func Push(ctx context.Context, js jetstream.JetStream, dir string) (*problem.Pro
 		return nil, nil, fmt.Errorf("problem store: put %s: %w", p.ID, err)
 	}
 	return p, info, nil
+}
+
+// loadPacked loads an archive as a worker will: its problem, digest
+// and all.
+func loadPacked(data []byte, id string) (*problem.Problem, error) {
+	tmp, err := os.MkdirTemp("", "docket-push-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	dir := filepath.Join(tmp, id)
+	if err := Unpack(data, dir); err != nil {
+		return nil, err
+	}
+	p, err := problem.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if p.Generation != nil {
+		return nil, fmt.Errorf("%w: the package with them still has tests to build", ErrTestsNotBuilt)
+	}
+	return p, nil
 }
 
 const storeLookupTimeout = 5 * time.Second

@@ -118,6 +118,10 @@ func runProblemCheck(args []string) int {
 		fmt.Fprintln(stdout, "  FAIL", err)
 		return exitFailed
 	}
+	if _, err := buildTests(j, p, stdout); err != nil {
+		fmt.Fprintln(stdout, "  FAIL", err)
+		return exitFailed
+	}
 	derived, ok := deriveTimeLimit(j, p, subs, *verbose)
 	if !ok {
 		return exitFailed
@@ -239,7 +243,7 @@ func checkSubmission(j *verdict.Judge, p *problem.Problem, s problem.ExampleSubm
 		fmt.Fprintf(stdout, "  SKIP %-40s unknown expected-verdict directory %q\n", s.Rel, s.Expect)
 		return nil, true
 	}
-	sub, err := verdict.ReadSubmission(j.Langs, "", []string{s.Path})
+	sub, err := verdict.ReadSubmission(j.Langs, s.Language, []string{s.Path})
 	if err != nil {
 		fmt.Fprintf(stdout, "  FAIL %-40s %v\n", s.Rel, err)
 		return nil, false
@@ -322,7 +326,7 @@ func runProblemPush(args []string) int {
 	failed := false
 	for _, dir := range args {
 		fmt.Fprintf(stderr, "* validating and uploading %s\n", dir)
-		p, info, err := pushPackage(ctx, js, dir)
+		p, info, err := pushPackage(ctx, js, dir, stderr)
 		if err != nil {
 			printLoadError(stderr, "docket problem push "+dir, err)
 			failed = true
@@ -340,6 +344,46 @@ func runProblemPush(args []string) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// buildTests builds the package's tests that are not files (a Polygon
+// package's generated tests), or finds them built, and says so on w
+// with the time it took.
+func buildTests(j *verdict.Judge, p *problem.Problem, w io.Writer) (*verdict.TestBuild, error) {
+	if p.Generation == nil {
+		return &verdict.TestBuild{}, nil
+	}
+	step("building %d tests (generators and the main solution, in the sandbox)", len(p.Generation.Tests))
+	b, err := j.BuildTests(judgeCtx(), p)
+	if err != nil {
+		return nil, err
+	}
+	if b.Cached {
+		fmt.Fprintf(w, "tests: %d built before, found in the cache (%s)\n", b.Tests, b.Took.Round(time.Millisecond))
+	} else {
+		fmt.Fprintf(w, "tests: built %d in %.1fs\n", b.Tests, b.Took.Seconds())
+	}
+	return b, nil
+}
+
+// buildForPush builds the tests of the package in dir, if it has tests
+// to build (its progress to w), for a push to upload with it; nil when
+// it has none, or does not load (the push says why).
+func buildForPush(dir string, w io.Writer) (map[string]string, error) {
+	p, err := problem.Load(dir)
+	if err != nil || p.Generation == nil {
+		return nil, nil
+	}
+	j, release, err := newJudge(0)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	b, err := buildTests(j, p, w)
+	if err != nil {
+		return nil, err
+	}
+	return verdict.BuiltFiles(p, b), nil
 }
 
 // pushedJSON is docket problem push --json's line for a package.

@@ -41,6 +41,32 @@ func TestExampleProblems(t *testing.T) {
 	}
 }
 
+// docket problem check judges a Polygon package's solutions by their
+// tags; the one with generated tests builds them first, saying how long
+// it took, and finds them built the second time (the cache directory is
+// kept).
+func TestPolygonProblemCheck(t *testing.T) {
+	needRoot(t)
+	bin := docketBinary(t)
+	env := append(os.Environ(), "DOCKET_SANDBOX_DIR="+t.TempDir(), "DOCKET_CACHE_DIR="+t.TempDir())
+	for _, c := range []struct{ dir, tests string }{
+		{"../../problems/polygon-aplusb", ""},
+		{"../../problems/polygon-groups", "tests: built 6 in "},
+		{"../../problems/polygon-groups", "tests: 6 built before, found in the cache"},
+	} {
+		cmd := exec.Command(bin, "problem", "check", c.dir)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("docket problem check %s: %v\n%s", c.dir, err, out)
+		}
+		if !strings.Contains(string(out), "got their expected verdict") || !strings.Contains(string(out), c.tests) {
+			t.Errorf("docket problem check %s, want %q:\n%s", c.dir, c.tests, out)
+		}
+		t.Logf("docket problem check %s:\n%s", c.dir, out)
+	}
+}
+
 // A runtime error says why: its exit code, and the excerpt of its stderr
 // where the traceback names the exception.
 func TestRunJSONStderrExcerpt(t *testing.T) {

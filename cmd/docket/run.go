@@ -62,6 +62,9 @@ func runRun(args []string) int {
 		return fail(exitSystem, err)
 	}
 	defer release()
+	if _, err := buildTests(j, p, stderr); err != nil {
+		return fail(exitFailed, err)
+	}
 	sub, err := verdict.ReadSubmission(j.Langs, *lang, fs.Args())
 	if err != nil {
 		return fail(exitUsage, err)

@@ -224,7 +224,7 @@ func pushAll(ctx context.Context, js jetstream.JetStream, dir string, log zerolo
 		if !problem.IsPackage(pd) && !servedZip(dir, e.Name(), log) {
 			continue
 		}
-		p, _, err := pushPackage(ctx, js, pd)
+		p, _, err := pushPackage(ctx, js, pd, stderr)
 		if err != nil {
 			log.Error().Err(err).Str("problem", e.Name()).Msg("problem not pushed")
 			continue

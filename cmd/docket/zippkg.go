@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,13 +87,17 @@ func loadPackage(path string) (*problem.Problem, func(), error) {
 }
 
 // pushPackage pushes the package path names, a directory or a zip
-// archive, whose unpacked copy lives only while it is packed: the store
-// keeps the package.
-func pushPackage(ctx context.Context, js jetstream.JetStream, path string) (*problem.Problem, *jetstream.ObjectInfo, error) {
+// archive (unpacked for the push, then removed), its generated tests
+// built first (their progress to w).
+func pushPackage(ctx context.Context, js jetstream.JetStream, path string, w io.Writer) (*problem.Problem, *jetstream.ObjectInfo, error) {
 	dir, done, err := openPackage(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer done()
-	return worker.Push(ctx, js, dir)
+	built, err := buildForPush(dir, w)
+	if err != nil {
+		return nil, nil, err
+	}
+	return worker.PushBuilt(ctx, js, dir, built)
 }

@@ -20,9 +20,10 @@ import (
 // subtasks groups under secret/, its score CMS's.
 
 // IsPackage reports whether dir holds a package Load reads: a
-// problem.yaml, a CMS task's task.yaml or a TPS task's problem.json.
+// problem.yaml, a CMS task's task.yaml, a TPS task's problem.json or a
+// Polygon package's problem.xml.
 func IsPackage(dir string) bool {
-	return exists(dir, "problem.yaml") || exists(dir, "task.yaml") || exists(dir, "problem.json")
+	return exists(dir, "problem.yaml") || exists(dir, "task.yaml") || exists(dir, "problem.json") || exists(dir, "problem.xml")
 }
 
 // isCMSTask: the folder has task.yaml and no problem.yaml.

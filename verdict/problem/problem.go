@@ -47,6 +47,12 @@ type Program struct {
 	// Executable: Sources[0] is the program itself, compiled, run as it
 	// is (a CMS task's check/checker given without its source).
 	Executable bool
+	// Language is the catalog id of its language when the package names
+	// it (a Polygon source type); "" for the language of its extension.
+	Language string
+	// Extra are further files put beside the sources in the box, from
+	// anywhere in the package (a Polygon package's files/testlib.h).
+	Extra []Include
 }
 
 // TwoStep describes a two-step problem (docket extension).
@@ -141,6 +147,10 @@ type Problem struct {
 	// language id or alias, or IncludeDefault): added to every
 	// submission in that language (verdict resolves the names).
 	Includes map[string][]Include
+	// Generation is set when some tests must be built before judging
+	// (a Polygon package's generated tests and missing answers): their
+	// In and Ans are "" until verdict builds them.
+	Generation *Generation
 	// Warnings are what whoever pushes the package should know: links
 	// out of it in statements (left out), and its trusted programs.
 	Warnings []Warning
@@ -168,6 +178,10 @@ type GroupConfig struct {
 	// its full points) when the comparator's raw outcome is in (0,
 	// Threshold], and fails (WA) otherwise. nil for every other group.
 	Threshold *float64
+	// Requires names the groups (by Name) that must be fully passed,
+	// every point earned, for this group to score at all (a Polygon
+	// group's dependencies); they are judged before it.
+	Requires []string
 	// Grading is "custom" when the group's verdict and score come from
 	// the package's grader (Problem.Grader), given its children's
 	// results; "" or "default" for docket's aggregation by GraderFlags.
@@ -197,6 +211,18 @@ type Test struct {
 	// a test that runs the program.
 	Output     OutputRule
 	OutputFile string
+	// Points, when set, is what the test is worth in place of its
+	// group's AcceptScore (a Polygon test's points).
+	Points *float64
+}
+
+// Worth is what the test is worth in its group g when accepted: its
+// Points, else the group's AcceptScore.
+func (t *Test) Worth(g *Group) float64 {
+	if t.Points != nil {
+		return *t.Points
+	}
+	return g.Config.AcceptScore
 }
 
 // LoadError is an invalid package; Errors lists every problem found.
@@ -261,6 +287,8 @@ func (l *loader) load() *Problem {
 		l.loadCMS(p)
 	case isTPSTask(l.dir):
 		l.loadTPS(p)
+	case isPolygon(l.dir):
+		l.loadPolygon(p)
 	default:
 		l.loadKattis(p)
 	}

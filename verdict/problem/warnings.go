@@ -31,6 +31,9 @@ const (
 	// WarnScoreOnPassFail: the legacy validation line says score on a
 	// pass-fail problem, where a score counts for nothing.
 	WarnScoreOnPassFail = "score_on_pass_fail"
+	// WarnLanguage: a Polygon solution's source type is not one docket
+	// knows; docket problem check judges it by its file's extension.
+	WarnLanguage = "language"
 )
 
 func (l *loader) warn(w Warning) { l.warnings = append(l.warnings, w) }
