@@ -113,7 +113,7 @@ func runProblemCheck(args []string) int {
 	}
 	defer release()
 	fmt.Fprintf(stdout, "%s (%s): %d tests, digest %s\n", p.ID, p.Name, len(p.Tests), p.Digest[:19])
-	step("building the problem's own programs (checker, interactor, custom grader), if any")
+	step("building the problem's own programs (checker, interactor, custom grader, manager), if any")
 	if err := j.Prepare(p); err != nil {
 		fmt.Fprintln(stdout, "  FAIL", err)
 		return exitFailed
