@@ -27,7 +27,7 @@ build:
 # System packages the tests need (Debian names): the C toolchain for the
 # sandbox tests, and the language catalog's toolchains for the judging
 # tests and the example problems. Only installed when one is missing.
-APT_PACKAGES := gcc g++ libc6-dev python3 pypy3 nodejs openjdk-17-jdk-headless kotlin rustc chromium zip
+APT_PACKAGES := gcc g++ libc6-dev python3 pypy3 nodejs openjdk-17-jdk-headless kotlin rustc chromium zip curl
 # The rest of DOMjudge's default languages (langs/domjudge.go), without
 # their recommended packages, which the catalog does not use (R's
 # recommended library alone depends on 16 packages). Installing them on the
