@@ -7,7 +7,7 @@ PKGS    := ./...
 # The sandbox helper is a cgo constructor when cgo is available.
 export CGO_ENABLED ?= 1
 
-.PHONY: build test race fuzz bench run deps vet lint lint-funclen clean check-problems docs test-cgroup2 deploy-test
+.PHONY: build test race fuzz bench bench-record run deps vet lint lint-funclen clean check-problems docs test-cgroup2 deploy-test
 
 # What docket version prints. The commit is also in the build information
 # (vcs.revision) when the go command stamps it, which it does not in a git
@@ -117,14 +117,18 @@ fuzz:
 	GO=$(GO) scripts/fuzz.sh $(FUZZTIME)
 
 # Benchmarks report ratios against a baseline measured in the same run,
-# interleaved (docs/sandbox.md, "Performance"). The reference sandbox,
+# interleaved (docs/performance.md). The reference sandbox,
 # isolate v1.10.1, is found or built first by scripts/isolate.sh (cache
 # /var/cache/docket-bench); without it the benchmarks skip its column,
 # saying why, and still report against plain fork+exec. Every result is
 # teed to BENCH_OUT, and the run ends with one table of the figures
-# built from it (internal/tools/benchsummary). bash, for pipefail: a
-# failing benchmark fails the target although its output goes to tee.
+# built from it (internal/tools/benchsummary), which also writes them,
+# with the host, the date and the commit, to BENCH_JSON. bash, for
+# pipefail: a failing benchmark fails the target although its output
+# goes to tee. The run changes nothing in the tree: `make bench-record`
+# makes it the committed one.
 BENCH_OUT ?= bin/bench.txt
+BENCH_JSON ?= bin/bench.json
 bench: SHELL := /bin/bash
 bench: .SHELLFLAGS := -eo pipefail -c
 bench: deps
@@ -148,7 +152,16 @@ bench: deps
 	# The queue alone: 1, 8, 16, 64 capacity-mode worker processes (they
 	# judge nothing) against a 3-node nats-server cluster.
 	DOCKET_CAPACITY_SWEEP=1 $(GO) test -run '^TestCapacitySweep$$' -v -count=1 -timeout 30m ./cmd/docket/ | tee -a "$(BENCH_OUT)"
-	$(GO) run ./internal/tools/benchsummary "$(BENCH_OUT)"
+	$(GO) run ./internal/tools/benchsummary -json "$(BENCH_JSON)" -commit "$(COMMIT)" -version "$(VERSION)" "$(BENCH_OUT)"
+
+# The results of the last `make bench` become the committed ones, from
+# which docs/performance.md and the README's figures are generated.
+BENCH_RESULTS := docs/bench/results.json
+bench-record:
+	@test -f "$(BENCH_JSON)" || { echo "no $(BENCH_JSON): run make bench first"; exit 1; }
+	@mkdir -p "$(dir $(BENCH_RESULTS))"
+	cp "$(BENCH_JSON)" "$(BENCH_RESULTS)"
+	$(MAKE) --no-print-directory docs
 
 # The single-machine default: embedded NATS JetStream (data in ./.docket),
 # one worker, the bridge on 127.0.0.1:8080, ./problems pushed. Submit from
@@ -156,10 +169,14 @@ bench: deps
 run: deps build
 	./$(BIN) serve
 
-# The configuration reference, generated from the configuration structs;
-# a test in cmd/docket fails when docs/config.md differs from it.
+# The generated docs: the configuration reference, from the configuration
+# structs (a test in cmd/docket fails when docs/config.md differs from
+# it); docs/performance.md and the README's figures block, from the
+# committed results of `make bench` (a test in
+# internal/tools/benchsummary fails when they differ from it).
 docs: build
 	./$(BIN) config reference > docs/config.md.tmp && mv docs/config.md.tmp docs/config.md
+	$(GO) run ./internal/tools/benchsummary -docs $(BENCH_RESULTS)
 
 # The container deployment run for real (docs/deploy.md, "Run for real"):
 # a private dockerd (Debian 12's docker.io, installed if missing), base

@@ -1,15 +1,24 @@
-// Command benchsummary reads the output of `go test -bench` (the file
-// `make bench` tees it to) and prints issue 14's figures as one table:
-// docket's figure, the baseline measured in the same run, their ratio and
-// the target. A figure whose benchmark did not run says so; one whose
-// baseline was skipped (no isolate here) says that. When a benchmark ran
-// several times (-count), each metric is the median of its values.
+// Command benchsummary turns `make bench`'s results into figures and docs.
 //
-//	go run ./internal/tools/benchsummary bin/bench.txt
+// Reading the output of `go test -bench` (the file `make bench` tees it
+// to), it prints one table of docket's figures: docket's figure, the
+// baseline measured in the same run, their ratio and the target. A figure
+// whose benchmark did not run says so; one whose baseline was skipped (no
+// isolate here) says that. When a benchmark ran several times (-count),
+// each metric is the median of its values. With -json it also writes the
+// run's machine-readable results (figures, host, date, commit):
+//
+//	go run ./internal/tools/benchsummary -json bin/bench.json -commit SHA bin/bench.txt
+//
+// With -docs it generates docs/performance.md and the README's figures
+// block (between its figures markers) from a results file:
+//
+//	go run ./internal/tools/benchsummary -docs docs/bench/results.json
 package main
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,69 +29,54 @@ import (
 	"text/tabwriter"
 )
 
-// figure is one row: the metrics (units as the benchmark reports them) of
-// docket, of the baseline and of their ratio, in one benchmark.
-type figure struct {
-	name, bench             string
-	docket, baseline, ratio string // "" when the row has none
-	target                  string
-}
-
-var figures = []figure{
-	{"sandbox run /bin/true, ms (baseline: fork+exec)", "BenchmarkOverhead/true", "sandbox-median-ms", "plain-median-ms", "ratio", "<= 1.5"},
-	{"sandbox run static a+b, ms (baseline: fork+exec)", "BenchmarkOverhead/aplusb", "sandbox-median-ms", "plain-median-ms", "ratio", "<= 1.5"},
-	{"sandbox run /bin/true + its teardown, ms (baseline: fork+exec)", "BenchmarkOverhead/true", "with-teardown-median-ms", "plain-median-ms", "with-teardown-ratio", "report"},
-	{"sandbox run static a+b + its teardown, ms (baseline: fork+exec)", "BenchmarkOverhead/aplusb", "with-teardown-median-ms", "plain-median-ms", "with-teardown-ratio", "report"},
-	{"sandbox run /bin/true after a 250 ms pause, ms (baseline: fork+exec after the same pause)", "BenchmarkAfterPause", "sandbox-median-ms", "plain-median-ms", "ratio", "report"},
-	{"sandbox run /bin/true, CPU of the whole machine, ms (baseline: fork+exec)", "BenchmarkRunCPU", "sandbox-cpu-ms/run", "plain-cpu-ms/run", "sandbox/plain", "report"},
-	{"the same, a network namespace per run as before (baseline: fork+exec)", "BenchmarkRunCPU", "netns-per-run-cpu-ms/run", "plain-cpu-ms/run", "netns-per-run/plain", "report"},
-	{"docket exec -- /bin/true, ms (baseline: isolate --run)", "BenchmarkExecCommand", "docket-median-ms", "isolate-median-ms", "docket/isolate", "<= 1"},
-	{"docket exec -- /bin/true, ms (baseline: isolate --run back to back, its cgroup lock warm)", "BenchmarkExecCommand", "docket-median-ms", "isolate-warm-median-ms", "docket/isolate-warm", "<= 1"},
-	{"docket exec -- /bin/true, ms (floor: fork+exec)", "BenchmarkExecCommand", "docket-median-ms", "plain-median-ms", "docket/plain", "floor"},
-	{"docket-exec -- /bin/true, ms (baseline: isolate --run)", "BenchmarkExecCommand", "docket-exec-median-ms", "isolate-median-ms", "docket-exec/isolate", "<= 1"},
-	{"docket-exec -- /bin/true, ms (baseline: isolate --run back to back, its cgroup lock warm)", "BenchmarkExecCommand", "docket-exec-median-ms", "isolate-warm-median-ms", "docket-exec/isolate-warm", "<= 1"},
-	{"docket-exec -- /bin/true, ms (floor: fork+exec)", "BenchmarkExecCommand", "docket-exec-median-ms", "plain-median-ms", "docket-exec/plain", "floor"},
-	{"docket-exec-client -- /bin/true through docket-exec --serve, ms (baseline: isolate --run)", "BenchmarkExecCommand", "docket-exec-client-median-ms", "isolate-median-ms", "docket-exec-client/isolate", "<= 1"},
-	{"docket-exec-client -- /bin/true through docket-exec --serve, ms (baseline: isolate --run back to back, its cgroup lock warm)", "BenchmarkExecCommand", "docket-exec-client-median-ms", "isolate-warm-median-ms", "docket-exec-client/isolate-warm", "<= 1"},
-	{"docket-exec-client -- /bin/true through docket-exec --serve, ms (floor: fork+exec)", "BenchmarkExecCommand", "docket-exec-client-median-ms", "plain-median-ms", "docket-exec-client/plain", "floor"},
-	{"submission, ms per test (baseline: bash loop of isolate --run + diff)", "BenchmarkJudge100", "docket-ms/test", "isolate-bash-ms/test", "docket/isolate-bash", "<= 0.33"},
-	{"submission, ms per test (baseline: isolate --run loop, compared in-process)", "BenchmarkJudge100", "docket-ms/test", "isolate-ms/test", "docket/isolate", "<= 0.33"},
-	{"submission, ms per test (floor: fork+exec loop)", "BenchmarkJudge100", "docket-ms/test", "plain-ms/test", "docket/plain", "floor"},
-	{"submission, tests in parallel, ms per test (baseline: bash loop of isolate --run + diff)", "BenchmarkJudge100", "parallel-ms/test", "isolate-bash-ms/test", "parallel/isolate-bash", "<= 0.33"},
-	{"submission, tests in parallel, ms per test (baseline: isolate --run loop, compared in-process)", "BenchmarkJudge100", "parallel-ms/test", "isolate-ms/test", "parallel/isolate", "<= 0.33"},
-	{"submission, tests in parallel, ms per test (floor: fork+exec loop)", "BenchmarkJudge100", "parallel-ms/test", "plain-ms/test", "parallel/plain", "floor"},
-	{"submission, % of wall time outside sandbox runs", "BenchmarkJudge100", "%outside-sandbox", "", "", "< 10"},
-	{"CPU time spread (max-min)/median of 1 s (baseline: rusage outside)", "BenchmarkTimingNoise", "sandbox-spread", "plain-spread", "spread-ratio", "about 1"},
-	{"CPU time stddev of 1 s, ms (baseline: rusage outside)", "BenchmarkTimingNoise", "sandbox-cpu-stddev-ms", "plain-cpu-stddev-ms", "", "report"},
-	{"parallel tests: CPU time of 250 ms of work, ms (baseline: one test at a time)", "BenchmarkParallelFairness", "parallel-cpu-median-ms", "alone-cpu-median-ms", "parallel/alone", "about 1"},
-	{"parallel tests: CPU time spread (max-min)/median (baseline: one at a time)", "BenchmarkParallelFairness", "parallel-spread", "alone-spread", "", "report"},
-	{"Communication test, 2 processes, ms (baseline: 3 batch tests)", "BenchmarkCommunication", "comm-ms/test", "3batch-ms", "comm/3batch", "< 1"},
-	{"Communication test, 2 processes, CPU of the judge and its children, ms (baseline: 3 batch tests)", "BenchmarkCommunication", "comm-cpu-ms/test", "3batch-cpu-ms", "cpu-comm/3batch", "report"},
-	{"compile with a C++ grader, ms (baseline: plain compiles of the submission and of the grader)", "BenchmarkGraderCompile", "grader-compile-ms", "plain-compiles-ms", "grader/plain", "<= 1 (1.05 with noise)"},
-	{"queue, judged/s (baseline: bare pipeline)", "BenchmarkBurst", "queue-judged/s", "bare-judged/s", "ratio", ">= 0.95"},
-}
-
 func main() {
+	jsonOut := flag.String("json", "", "also write the run's results to this file")
+	commit := flag.String("commit", "", "docket's commit the run measured (for -json)")
+	version := flag.String("version", "", "docket's git describe the run measured (for -json)")
+	docs := flag.String("docs", "", "generate the docs from this results file instead")
+	root := flag.String("root", ".", "the repository root, for -docs")
+	flag.Parse()
+	var err error
+	if *docs != "" {
+		err = writeDocs(*root, *docs)
+	} else {
+		err = summarize(flag.Arg(0), *jsonOut, *commit, *version)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchsummary:", err)
+		os.Exit(1)
+	}
+}
+
+// summarize prints the table of the benchmark output in path (stdin when
+// empty) and writes the results file jsonOut when set.
+func summarize(path, jsonOut, commit, version string) error {
 	in := io.Reader(os.Stdin)
-	if len(os.Args) > 1 {
-		f, err := os.Open(os.Args[1])
+	if path != "" {
+		f, err := os.Open(path)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "benchsummary:", err)
-			os.Exit(2)
+			return err
 		}
 		defer f.Close()
 		in = f
 	}
-	results, err := parse(in)
+	r, err := parse(in)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "benchsummary:", err)
-		os.Exit(2)
+		return err
 	}
-	if len(results) == 0 {
-		fmt.Fprintln(os.Stderr, "benchsummary: no benchmark results in the input")
-		os.Exit(1)
+	if len(r) == 0 {
+		return fmt.Errorf("no benchmark results in the input")
 	}
-	write(os.Stdout, results)
+	write(os.Stdout, r)
+	if jsonOut == "" {
+		return nil
+	}
+	if commit == "" {
+		return fmt.Errorf("-json needs -commit: the results name the commit they measured")
+	}
+	res := Results{Schema: schemaVersion, Date: runDate(path), Commit: commit, Version: version,
+		Host: thisHost(), Figures: collect(r)}
+	return writeResults(jsonOut, res)
 }
 
 // results maps a benchmark (its name without the -GOMAXPROCS suffix) to
@@ -135,31 +129,46 @@ func (r results) metric(bench, unit string) (float64, bool) {
 func write(w io.Writer, r results) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "figure\tdocket\tbaseline\tratio\ttarget")
-	for _, f := range figures {
+	for i, fr := range collect(r) {
+		f := figures[i]
 		if _, ran := r[f.bench]; !ran {
-			fmt.Fprintf(tw, "%s\t(%s not run)\t\t\t%s\n", f.name, f.bench, f.target)
+			fmt.Fprintf(tw, "%s\t(%s not run)\t\t\t%s\n", f.label(), f.bench, f.target.text)
 			continue
 		}
-		d, ok := r.metric(f.bench, f.docket)
-		if !ok {
+		if fr.Value == nil {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.name, format(d), r.cell(f.bench, f.baseline), r.cell(f.bench, f.ratio), f.target)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.label(), format(*fr.Value),
+			cell(f.baseline, fr.baselineValue()), cell(f.ratio, fr.Ratio), f.target.text)
 	}
 	tw.Flush()
 }
 
-// cell is a metric's value, "-" for a row without it, "skipped" when the
-// benchmark did not report it.
-func (r results) cell(bench, unit string) string {
-	if unit == "" {
-		return "-"
+// label is the figure's row name in the table: its unit and baseline.
+func (f figure) label() string {
+	s := f.name
+	if f.unit != "" {
+		s += ", " + f.unit
 	}
-	v, ok := r.metric(bench, unit)
-	if !ok {
+	switch {
+	case f.against == "":
+		return s
+	case f.target == floor:
+		return s + " (floor: " + f.against + ")"
+	}
+	return s + " (baseline: " + f.against + ")"
+}
+
+// cell is a metric's value, "-" for a row without the metric, "skipped"
+// when the benchmark did not report it.
+func cell(unit string, v *float64) string {
+	switch {
+	case unit == "":
+		return "-"
+	case v == nil:
 		return "skipped"
 	}
-	return format(v)
+	return format(*v)
 }
 
 func format(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
