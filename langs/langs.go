@@ -2,6 +2,10 @@
 // language, and what each needs from the sandbox. It knows nothing of
 // verdicts or NATS.
 //
+// It must not import any of docket's packages but internal/yamlkeys and
+// langs/classfile; in particular not the sandbox, verdict, protocol or the
+// worker, which build on it.
+//
 // The built-in catalog covers c, cpp (C++17) and their versioned ids
 // (c11, cpp11, cpp14, cpp20, cpp23), python3, pypy3, java, kotlin, go,
 // rust and javascript (builtin.go), and the rest of DOMjudge's default

@@ -6,6 +6,9 @@
 // the whole archive has been checked, and what is written is regular
 // files (0644) and directories (0755) of the caller's.
 //
+// It must not import any other package of docket's: it knows zips, not
+// problem packages.
+//
 // archive/zip does the decompressing and reads the directory; this
 // package checks what it does not: it reads the end records, the
 // central directory and every local header itself, refuses any

@@ -4,6 +4,8 @@
 // group per run (New), or a group kept from run to run and reset between
 // them (Keep), which spares every run a mkdir and an rmdir per controller.
 //
+// It must not import any other package of docket's.
+//
 // Creation, limits and deletion are plain mkdir, write and rmdir calls on
 // both hierarchies (containerd's libraries would walk every directory on
 // Delete with an lstat of each of its files, and their v2 package brings

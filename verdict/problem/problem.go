@@ -4,6 +4,10 @@
 // extension under the `docket:` key of problem.yaml (testlib checkers and
 // interactors, two-step problems, the contestant's feedback policy). A package is validated on load, with
 // errors that name the file, and has a content digest.
+//
+// It must not import verdict, the sandbox or the worker: it reads packages
+// and runs nothing, and what runs programs imports it. Of docket's own it
+// imports protocol, langs, verdict/overshoot and internal/yamlkeys.
 package problem
 
 import (

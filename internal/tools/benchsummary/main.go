@@ -5,6 +5,9 @@
 // baseline was skipped (no isolate here) says that. When a benchmark ran
 // several times (-count), each metric is the median of its values.
 //
+// It must not import any of docket's packages: it reads benchmark output,
+// nothing else.
+//
 //	go run ./internal/tools/benchsummary bin/bench.txt
 package main
 
