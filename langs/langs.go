@@ -110,6 +110,8 @@ type Language struct {
 // Duration reads "30s" style values from YAML.
 type Duration time.Duration
 
+// UnmarshalYAML reads a time.ParseDuration string; an error names the
+// node's line.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := time.ParseDuration(n.Value)
 	if err != nil {
@@ -119,6 +121,7 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// MarshalYAML writes the duration as time.Duration prints it ("1m30s").
 func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
 
 // Compiled reports whether the language has a compile step.

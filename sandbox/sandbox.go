@@ -221,6 +221,7 @@ type LevelError struct {
 	Missing    []string
 }
 
+// Error names both levels and the layers missing.
 func (e *LevelError) Error() string {
 	return fmt.Sprintf("sandbox: isolation level %s is below the required %s: %s",
 		e.Have, e.Want, strings.Join(e.Missing, "; "))

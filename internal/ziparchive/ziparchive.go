@@ -36,7 +36,7 @@ type Limits struct {
 	MaxDepth            int // path elements in a name
 }
 
-// DefaultLimits: 1 GiB (the most a pushed package may hold), 100,000
+// DefaultLimits are 1 GiB (the most a pushed package may hold), 100,000
 // entries, 1000:1 for entries over 1 MiB, 32 levels.
 var DefaultLimits = Limits{MaxTotal: 1 << 30, MaxEntries: 100_000, MaxRatio: 1000, RatioFrom: 1 << 20, MaxDepth: 32}
 
@@ -63,7 +63,10 @@ type Error struct {
 	Err   error
 }
 
+// Error names the entry and why it was refused.
 func (e *Error) Error() string { return fmt.Sprintf("entry %q: %v", e.Entry, e.Err) }
+
+// Unwrap returns the reason, one of the Err* sentinels, for errors.Is.
 func (e *Error) Unwrap() error { return e.Err }
 
 // entry is an archive entry to write: where, and what.

@@ -29,14 +29,16 @@ import (
 // Kind of problem.
 type Kind string
 
+// The kinds, as problem.yaml's type spells them.
 const (
-	PassFail Kind = "pass-fail"
-	Scoring  Kind = "scoring"
+	PassFail Kind = "pass-fail" // a verdict only
+	Scoring  Kind = "scoring"   // a verdict and a score
 )
 
 // Protocol of a checker or interactor.
 type Protocol string
 
+// The protocols docket speaks with a package's programs.
 const (
 	Kattis  Protocol = "kattis"  // validator input answer feedback_dir [flags] < output; 42 accept, 43 reject
 	Testlib Protocol = "testlib" // checker input output answer; 0 AC, 1 WA, 2 PE, 3 fail, 7 points
@@ -240,6 +242,7 @@ type LoadError struct {
 // *LinkError) or overshoot (overshoot.ErrSyntax).
 func (e *LoadError) Unwrap() []error { return e.causes }
 
+// Error names the package's directory and lists every problem found.
 func (e *LoadError) Error() string {
 	return fmt.Sprintf("problem package %s: %s", e.Dir, strings.Join(e.Errors, "; "))
 }
