@@ -3,7 +3,7 @@
 // same command as a small binary of its own, which starts several times
 // faster than the whole worker (no NATS, no languages, no logging).
 //
-// It must not import any of docket's packages but the sandbox, nor NATS,
+// It must not import any of docket's packages but sandbox, nor NATS,
 // languages or logging, which would slow docket-exec's start.
 package execcli
 

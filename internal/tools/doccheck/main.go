@@ -10,6 +10,10 @@
 // in a parenthesised group is documented by its own comment or the
 // group's.
 //
+// Where the sentence has the form "must not import any other package of
+// docket's", "... any of docket's packages but a/b and c" or "... outside
+// d/", the package's imports (tests left out) are held to it.
+//
 // It must not import any of docket's packages: it reads source, nothing
 // else.
 //
@@ -97,12 +101,66 @@ func check(root string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	mod := moduleInfo{root: root, path: modulePath(root), pkgs: map[string]bool{}}
+	for k := range pkgs {
+		mod.pkgs[mod.rel(k.dir)] = true
+	}
 	var out []string
 	for k, files := range pkgs {
 		out = append(out, checkPackage(fset, k, files)...)
+		out = append(out, mod.checkImports(k, files)...)
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// moduleInfo is what checking a package's import claim needs of the
+// module: its path, root directory and packages (module-relative, slash
+// separated).
+type moduleInfo struct {
+	root, path string
+	pkgs       map[string]bool
+}
+
+// rel returns a directory's path relative to the module root, slash
+// separated.
+func (m moduleInfo) rel(dir string) string {
+	r, err := filepath.Rel(m.root, dir)
+	if err != nil {
+		return dir
+	}
+	return filepath.ToSlash(r)
+}
+
+// checkImports holds a package's real imports of the module's packages
+// to what its comment says it must not import (allowedImports' forms).
+func (m moduleInfo) checkImports(k pkgKey, files []*ast.File) []string {
+	if m.path == "" {
+		return nil
+	}
+	allowed, ok := allowedImports(docText(files), func(p string) bool { return m.pkgs[p] })
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, imp := range moduleImports(m.path, files) {
+		if !permitted(imp, allowed) {
+			out = append(out, fmt.Sprintf("%s: package %s imports %s, which its comment says it %s", k.dir, k.name, imp, notImportPhrase))
+		}
+	}
+	return out
+}
+
+// docText is the package comment of the files, whitespace collapsed.
+func docText(files []*ast.File) string {
+	var doc strings.Builder
+	for _, f := range files {
+		if f.Doc != nil {
+			doc.WriteString(f.Doc.Text())
+			doc.WriteString(" ")
+		}
+	}
+	return strings.Join(strings.Fields(doc.String()), " ")
 }
 
 // skipDir reports whether the go command would leave a directory out of
@@ -115,16 +173,11 @@ func skipDir(name string) bool {
 // identifiers.
 func checkPackage(fset *token.FileSet, k pkgKey, files []*ast.File) []string {
 	var out []string
-	var doc strings.Builder
-	for _, f := range files {
-		if f.Doc != nil {
-			doc.WriteString(f.Doc.Text())
-		}
-	}
+	doc := docText(files)
 	switch {
-	case doc.Len() == 0:
+	case doc == "":
 		out = append(out, fmt.Sprintf("%s: package %s has no package comment", k.dir, k.name))
-	case !strings.Contains(strings.ToLower(strings.Join(strings.Fields(doc.String()), " ")), notImportPhrase):
+	case !strings.Contains(strings.ToLower(doc), notImportPhrase):
 		out = append(out, fmt.Sprintf("%s: package %s's comment does not say what it %s", k.dir, k.name, notImportPhrase))
 	}
 	for _, f := range files {

@@ -77,3 +77,67 @@ func TestCheckMissingRoot(t *testing.T) {
 		t.Fatal("no error for a missing directory")
 	}
 }
+
+// allowedImports reads the three checked forms of the sentence, ends a
+// list at its punctuation or at a word that names no package, and
+// leaves prose alone.
+func TestAllowedImports(t *testing.T) {
+	pkgs := map[string]bool{"a": true, "b/c": true, "d": true, "nor": false}
+	isPkg := func(p string) bool { return pkgs[p] }
+	for _, tc := range []struct {
+		doc     string
+		allowed []string
+		ok      bool
+	}{
+		{"Package x. It must not import any other package of docket's.", nil, true},
+		{"It must not import any of docket's packages: it reads source.", nil, true},
+		{"It must not import any of docket's packages but a, b/c and d, whose types it uses.", []string{"a", "b/c", "d"}, true},
+		{"It must not import any of docket's packages but a; in particular not d.", []string{"a"}, true},
+		{"It must not import any of docket's packages but b/c, nor NATS.", []string{"b/c"}, true},
+		{"It must not import any of docket's packages but a (for the streams).", []string{"a"}, true},
+		{"It must not import any of docket's packages outside sandbox/: it knows nothing.", []string{"sandbox/"}, true},
+		{"It must not import the worker or the bridge.", nil, false},
+	} {
+		allowed, ok := allowedImports(tc.doc, isPkg)
+		if ok != tc.ok || !reflect.DeepEqual(allowed, tc.allowed) {
+			t.Errorf("%q: got %q, %v; want %q, %v", tc.doc, allowed, ok, tc.allowed, tc.ok)
+		}
+	}
+}
+
+// A package that imports a package of the module its comment rules out
+// is reported; one within its claim, or whose claim is prose, is not;
+// tests' imports do not count.
+func TestCheckImports(t *testing.T) {
+	imp := func(pkg, doc string, paths ...string) string {
+		s := "// " + doc + "\npackage " + pkg + "\n\nimport (\n"
+		for _, p := range paths {
+			s += "\t_ \"example.com/m/" + p + "\"\n"
+		}
+		return s + "\t_ \"strings\"\n)\n"
+	}
+	root := writeTree(t, map[string]string{
+		"go.mod":         "module example.com/m\n\ngo 1.22\n",
+		"leaf/a.go":      imp("leaf", "Package leaf. It must not import any other package of docket's."),
+		"leaf/a_test.go": imp("leaf", "x", "top"),
+		"mid/a.go":       imp("mid", "Package mid. It must not import any of docket's packages but leaf.", "leaf"),
+		"bad/a.go":       imp("bad", "Package bad. It must not import any of docket's packages but leaf.", "leaf", "mid"),
+		"box/a.go":       imp("box", "Package box. It must not import any of docket's packages outside box/.", "box/in", "leaf"),
+		"box/in/a.go":    imp("in", "Package in. It must not import any other package of docket's."),
+		"top/a.go":       imp("top", "Package top. It must not import the box.", "box", "bad"),
+	})
+	got, err := check(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range got {
+		got[i] = filepath.ToSlash(strings.TrimPrefix(line, root+string(filepath.Separator)))
+	}
+	want := []string{
+		"bad: package bad imports mid, which its comment says it must not import",
+		"box: package box imports leaf, which its comment says it must not import",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
