@@ -7,7 +7,7 @@ PKGS    := ./...
 # The sandbox helper is a cgo constructor when cgo is available.
 export CGO_ENABLED ?= 1
 
-.PHONY: build test race fuzz bench bench-record run deps vet lint lint-funclen clean check-problems docs test-cgroup2 deploy-test
+.PHONY: build test race fuzz bench bench-record run deps vet lint lint-funclen lint-doc clean check-problems docs test-cgroup2 deploy-test
 
 # What docket version prints. The commit is also in the build information
 # (vcs.revision) when the go command stamps it, which it does not in a git
@@ -52,9 +52,10 @@ vet:
 	$(GO) vet $(PKGS)
 
 # Static checks, no test run (CI runs them before make test): staticcheck
-# at a pinned version (its default checks; fetched through the module
-# proxy on first use), gofmt -l over every Go file, which must list none,
-# then lint-funclen.
+# at a pinned version (fetched through the module proxy on first use;
+# staticcheck.conf adds the doc-comment checks to its defaults), gofmt -l
+# over every Go file, which must list none, then lint-funclen and
+# lint-doc.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOFMT ?= $(shell $(GO) env GOROOT)/bin/gofmt
 lint:
@@ -64,12 +65,19 @@ lint:
 		echo "not gofmt'd (run gofmt -w):"; echo "$$unformatted"; exit 1; \
 	fi
 	$(MAKE) --no-print-directory lint-funclen
+	$(MAKE) --no-print-directory lint-doc
 
 # No function of the sandbox or the worker, tests included, longer than 80 lines (from
 # func to the closing brace), so each reads one screen at a time; the
 # request decoder is one flat switch over the wire format's fields.
 lint-funclen:
 	$(GO) run ./internal/tools/funclen -tests -max 80 -except sandbox/nsinit.decodeRequest sandbox worker
+
+# Every package comment says what the package is for and what it must
+# not import (a claim in doccheck's checked form is held to the real
+# imports); every exported identifier has a doc comment.
+lint-doc:
+	$(GO) run ./internal/tools/doccheck .
 
 # -p 1: one package at a time. The judging tests measure CPU and wall
 # time on a 2-core machine; packages running side by side make their

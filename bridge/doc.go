@@ -4,6 +4,9 @@
 // speaks only HTTP and the wire protocol (docs/protocol.md); it knows
 // nothing of the sandbox or of how judging is done.
 //
+// It must not import the worker, verdict or the sandbox: it only reads what
+// workers published, through protocol's names and messages.
+//
 // # Routes
 //
 //	GET /v1/submissions/{id}/events   text/event-stream: history, then live; ends after "final"

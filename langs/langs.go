@@ -2,6 +2,10 @@
 // language, and what each needs from the sandbox. It knows nothing of
 // verdicts or NATS.
 //
+// It must not import any of docket's packages but internal/yamlkeys and
+// langs/classfile; in particular not the sandbox, verdict, protocol or the
+// worker, which build on it.
+//
 // The built-in catalog covers c, cpp (C++17) and their versioned ids
 // (c11, cpp11, cpp14, cpp20, cpp23), python3, pypy3, java, kotlin, go,
 // rust and javascript (builtin.go), and the rest of DOMjudge's default
@@ -106,6 +110,8 @@ type Language struct {
 // Duration reads "30s" style values from YAML.
 type Duration time.Duration
 
+// UnmarshalYAML reads a time.ParseDuration string; an error names the
+// node's line.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := time.ParseDuration(n.Value)
 	if err != nil {
@@ -115,6 +121,7 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// MarshalYAML writes the duration as time.Duration prints it ("1m30s").
 func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
 
 // Compiled reports whether the language has a compile step.

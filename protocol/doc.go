@@ -5,6 +5,9 @@
 // submit` and `docket serve` all import it, so that whichever process
 // creates a stream first, the stream means the same.
 //
+// It must not import any other package of docket's: every process that
+// speaks to the queue imports it, and it depends on the NATS client alone.
+//
 // docs/protocol.md is the contract this package implements; a test checks
 // that the document lists every field of every message as the code
 // writes it.

@@ -3,17 +3,18 @@ package protocol
 // Verdict codes of the wire protocol.
 type Verdict string
 
+// The verdicts, as the wire protocol spells them (docs/protocol.md).
 const (
-	AC  Verdict = "AC" // accepted
-	WA  Verdict = "WA" // wrong answer
-	PE  Verdict = "PE" // presentation error (a checker said so)
-	TLE Verdict = "TLE"
-	MLE Verdict = "MLE"
-	OLE Verdict = "OLE"
-	RE  Verdict = "RE"
-	CE  Verdict = "CE"
-	SE  Verdict = "SE" // system / judge error: never the contestant's fault
-	SK  Verdict = "SK" // skipped after an earlier failure
+	AC  Verdict = "AC"  // accepted
+	WA  Verdict = "WA"  // wrong answer
+	PE  Verdict = "PE"  // presentation error (a checker said so)
+	TLE Verdict = "TLE" // time limit exceeded (CPU or wall time)
+	MLE Verdict = "MLE" // memory limit exceeded
+	OLE Verdict = "OLE" // output limit exceeded
+	RE  Verdict = "RE"  // run-time error: a non-zero exit or a signal
+	CE  Verdict = "CE"  // compile error
+	SE  Verdict = "SE"  // system / judge error: never the contestant's fault
+	SK  Verdict = "SK"  // skipped after an earlier failure
 )
 
 // Result is the final result of one submission.

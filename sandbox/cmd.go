@@ -151,7 +151,10 @@ type SetupError struct {
 	Err   error
 }
 
+// Error names the stage of the setup that failed, and why.
 func (e *SetupError) Error() string { return "sandbox: " + e.Stage + ": " + e.Err.Error() }
+
+// Unwrap returns the failure behind the stage's.
 func (e *SetupError) Unwrap() error { return e.Err }
 
 func closeAll(fs []*os.File) {

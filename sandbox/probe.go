@@ -19,6 +19,8 @@ import (
 type Level int
 
 const (
+	// LevelNone: the kernel takes no seccomp filter, which every other
+	// level needs.
 	LevelNone Level = iota + 1
 	// LevelRlimits: no namespaces; rlimits, seccomp and cgroups where
 	// available. The target shares the host's filesystem view.
@@ -33,6 +35,8 @@ const (
 
 var levelNames = map[Level]string{LevelNone: "none", LevelRlimits: "rlimits", LevelUserNS: "userns", LevelFull: "full"}
 
+// String is the level's name, as configuration and ParseLevel spell it
+// ("none", "rlimits", "userns", "full").
 func (l Level) String() string {
 	if n, ok := levelNames[l]; ok {
 		return n

@@ -5,6 +5,7 @@ import "time"
 // Status classifies how a run ended.
 type Status string
 
+// The statuses.
 const (
 	OK  Status = "OK"  // exited 0 within every limit
 	TLE Status = "TLE" // CPU or wall time

@@ -1,6 +1,10 @@
 // Package sandbox runs one untrusted process (or a connected pair) under
 // limits and isolation, and measures it.
 //
+// It must not import any of docket's packages outside sandbox/: it knows
+// nothing of languages, verdicts or queues (langs, verdict, protocol and
+// the worker build on it).
+//
 // It reads like os/exec: a Cmd says what to run, Start and Wait (or Run) do
 // it, and the Result says how it ended. What os/exec leaves to the caller
 // is done here: the run gets new mount, pid, network, IPC, UTS and cgroup
@@ -217,6 +221,7 @@ type LevelError struct {
 	Missing    []string
 }
 
+// Error names both levels and the layers missing.
 func (e *LevelError) Error() string {
 	return fmt.Sprintf("sandbox: isolation level %s is below the required %s: %s",
 		e.Have, e.Want, strings.Join(e.Missing, "; "))

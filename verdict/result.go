@@ -2,6 +2,10 @@
 // run the tests, compare / check / interact, score, and produce the result
 // of the wire protocol (docs/protocol.md). It knows nothing of NATS or
 // HTTP: `docket run` and the queue worker both call Judge.
+//
+// It must not import the worker, the bridge, or NATS or HTTP packages; of
+// docket's own it imports the sandbox, langs, protocol (the result's
+// types), internal/safedir and verdict's subpackages.
 package verdict
 
 import "github.com/docketjudge/docket/protocol"

@@ -54,7 +54,7 @@ type DerivedLimit struct {
 	Multipliers problem.TimeMultipliers
 }
 
-// ErrNoAcceptedRun: there is no accepted run to compute a limit from.
+// ErrNoAcceptedRun means there is no accepted run to compute a limit from.
 var ErrNoAcceptedRun = errors.New("no accepted submission ran a test to compute the time limit from")
 
 // DeriveTimeLimit computes the limit from the slowest of runs (by their

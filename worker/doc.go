@@ -4,6 +4,10 @@
 // result, the problem store and its local cache, metrics and health. The
 // judging itself is verdict's, the same code path as `docket run`.
 //
+// It must not import the sandbox, the bridge or cmd/docket: it judges
+// through a Judger (verdict's slots), and the bridge only reads what it
+// publishes.
+//
 // A Worker (New, Run) fetches a job and hands it, once its problem is
 // loaded, to its Judger: Judging, a sandbox slot's verdict.Judge, or
 // NotJudging, the capacity test's fixed SE (ModeCapacityTest). One

@@ -19,7 +19,10 @@ type PoisonError struct {
 	Err     error // the cause, when there is one to match (langs.ErrFileName)
 }
 
+// Error is the message the final result carries.
 func (e *PoisonError) Error() string { return e.Msg }
+
+// Unwrap returns the cause, when there is one.
 func (e *PoisonError) Unwrap() error { return e.Err }
 
 func poison(v verdict.Verdict, f string, a ...any) error {

@@ -209,9 +209,9 @@ func Push(ctx context.Context, js jetstream.JetStream, dir string) (*problem.Pro
 	return PushBuilt(ctx, js, dir, nil)
 }
 
-// ErrTestsNotBuilt: a package whose tests must be built (a Polygon
-// package's generated tests) pushed without them; a worker never builds
-// tests.
+// ErrTestsNotBuilt refuses a package whose tests must be built (a
+// Polygon package's generated tests) pushed without them; a worker never
+// builds tests.
 var ErrTestsNotBuilt = errors.New("the package's tests are not built")
 
 // PushBuilt is Push with the package's built tests (verdict.BuiltFiles)
@@ -286,7 +286,10 @@ var ErrNoProblem = errors.New("problem not found in the store")
 // job and retries rather than spending one of its deliveries.
 type StoreUnavailableError struct{ Err error }
 
+// Error says the store was unavailable, and why.
 func (e *StoreUnavailableError) Error() string { return "problem store unavailable: " + e.Err.Error() }
+
+// Unwrap returns the failure that made the store unavailable.
 func (e *StoreUnavailableError) Unwrap() error { return e.Err }
 
 func unavailable(format string, args ...any) error {

@@ -3,6 +3,9 @@
 // output and exit codes. It links the sandbox and nothing of the worker
 // (NATS, languages, logging), so it starts several times faster than the
 // docket binary: for scripts and tools that run one program per process.
+//
+// It must not import any of docket's packages but internal/execcli, nor
+// NATS, languages or logging: its start time is its point.
 package main
 
 import (

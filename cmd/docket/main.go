@@ -1,5 +1,10 @@
 // Command docket is the judge worker's single binary. This file only
 // dispatches subcommands; each lives in its own file.
+//
+// It may import any of docket's packages, and must not import those that
+// exist for tests (internal/natstest, internal/natscluster,
+// internal/testguard, internal/testprog, internal/kernel,
+// internal/benchref).
 package main
 
 import (

@@ -3,6 +3,9 @@
 // server leads a stream, or waits until every given submission has a
 // result and exactly one `final` event.
 //
+// It must not import any of docket's packages but protocol: it checks the
+// cluster as a backend sees it.
+//
 //	deploycheck -nats URLS leader STREAM    prints the leader's server name
 //	deploycheck -nats URLS done ID...       exit 0 once every id is done
 //

@@ -1,6 +1,9 @@
 // Package benchref holds what docket's benchmarks share to measure docket
 // against a baseline in the same run: the reference sandbox isolate
 // (found or built by scripts/isolate.sh) and the statistics they report.
+//
+// It must not import any other package of docket's; only benchmarks import
+// it.
 package benchref
 
 import (

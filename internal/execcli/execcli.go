@@ -2,6 +2,9 @@
 // the result. cmd/docket registers it as a command; cmd/docket-exec is the
 // same command as a small binary of its own, which starts several times
 // faster than the whole worker (no NATS, no languages, no logging).
+//
+// It must not import any of docket's packages but sandbox, nor NATS,
+// languages or logging, which would slow docket-exec's start.
 package execcli
 
 import (

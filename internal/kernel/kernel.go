@@ -1,5 +1,7 @@
 // Package kernel tells which Linux release the tests run on, for the
 // checks whose expected answer depends on it (a feature a release added).
+//
+// It must not import any other package of docket's; only tests import it.
 package kernel
 
 import (

@@ -4,6 +4,8 @@
 // each with its own JetStream store in the test's temporary directory.
 // Tests kill, stop, freeze and restart single nodes to prove what docket
 // does when parts of the cluster fail.
+//
+// It must not import any other package of docket's; only tests import it.
 package natscluster
 
 import (

@@ -4,6 +4,9 @@
 // clients on it (Connect) and docket's streams on it (Streams). Tests of
 // clusters and faults run real nats-server processes instead
 // (internal/natscluster).
+//
+// It must not import any of docket's packages but protocol (for the
+// streams); only tests import it.
 package natstest
 
 import (

@@ -5,6 +5,8 @@
 // judge (a cached checker that accepts everything) or make docket, as
 // root, write through a symbolic link of theirs.
 //
+// It must not import any other package of docket's.
+//
 // The rule, for a root directory docket owns and the paths beneath it:
 //
 //   - every directory above the root is owned by uid 0 or docket's euid,

@@ -5,6 +5,8 @@
 // would retitle the operator's window, set its clipboard or clear its
 // screen. Text escapes, for text a person reads; JSON escapes inside a
 // JSON document, keeping its meaning.
+//
+// It must not import any other package of docket's.
 package termsafe
 
 import (

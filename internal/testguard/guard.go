@@ -4,6 +4,9 @@
 // a pids- and memory-limited cgroup. A kill(-1), a mount or a fork bomb
 // that slips through a broken sandbox then stays inside the guard and the
 // test fails instead of the machine.
+//
+// It must not import any other package of docket's (the sandbox least of
+// all: it guards against its bugs); only tests import it.
 package testguard
 
 import (

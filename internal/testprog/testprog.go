@@ -1,5 +1,7 @@
 // Package testprog compiles the C programs that docket's tests run in the
 // sandbox (hostile programs, measurement probes), once per test binary.
+//
+// It must not import any other package of docket's; only tests import it.
 package testprog
 
 import (

@@ -2,6 +2,8 @@
 // not read, so that a file's typo is an error naming its line rather
 // than a setting silently ignored. It reads the node, not a re-encoded
 // copy, so the lines are the file's.
+//
+// It must not import any other package of docket's.
 package yamlkeys
 
 import (

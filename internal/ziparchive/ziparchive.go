@@ -6,6 +6,9 @@
 // the whole archive has been checked, and what is written is regular
 // files (0644) and directories (0755) of the caller's.
 //
+// It must not import any other package of docket's: it knows zips, not
+// problem packages.
+//
 // archive/zip does the decompressing and reads the directory; this
 // package checks what it does not: it reads the end records, the
 // central directory and every local header itself, refuses any
@@ -33,7 +36,7 @@ type Limits struct {
 	MaxDepth            int // path elements in a name
 }
 
-// DefaultLimits: 1 GiB (the most a pushed package may hold), 100,000
+// DefaultLimits are 1 GiB (the most a pushed package may hold), 100,000
 // entries, 1000:1 for entries over 1 MiB, 32 levels.
 var DefaultLimits = Limits{MaxTotal: 1 << 30, MaxEntries: 100_000, MaxRatio: 1000, RatioFrom: 1 << 20, MaxDepth: 32}
 
@@ -60,7 +63,10 @@ type Error struct {
 	Err   error
 }
 
+// Error names the entry and why it was refused.
 func (e *Error) Error() string { return fmt.Sprintf("entry %q: %v", e.Entry, e.Err) }
+
+// Unwrap returns the reason, one of the Err* sentinels, for errors.Is.
 func (e *Error) Unwrap() error { return e.Err }
 
 // entry is an archive entry to write: where, and what.

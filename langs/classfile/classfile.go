@@ -4,6 +4,8 @@
 // count and index is checked against the bytes there are: a malformed
 // file is an error wrapping ErrMalformed, never a panic or a large
 // allocation.
+//
+// It must not import any other package of docket's.
 package classfile
 
 import (

@@ -4,6 +4,8 @@
 // group per run (New), or a group kept from run to run and reset between
 // them (Keep), which spares every run a mkdir and an rmdir per controller.
 //
+// It must not import any other package of docket's.
+//
 // Creation, limits and deletion are plain mkdir, write and rmdir calls on
 // both hierarchies (containerd's libraries would walk every directory on
 // Delete with an lstat of each of its files, and their v2 package brings
@@ -28,12 +30,15 @@ import (
 // Version is the cgroup hierarchy in use.
 type Version int
 
+// The hierarchies.
 const (
-	None Version = 0
-	V1   Version = 1
-	V2   Version = 2
+	None Version = 0 // no hierarchy in use, or (in Options) let Open choose
+	V1   Version = 1 // cgroup v1: one directory per controller
+	V2   Version = 2 // cgroup v2: one unified directory
 )
 
+// String is "v1", "v2" or "none", as logs and the capability report show
+// the version.
 func (v Version) String() string {
 	switch v {
 	case V1:
@@ -143,9 +148,12 @@ var ErrUnavailable = errors.New("cgroup: no usable cgroup hierarchy")
 // for each.
 type UnavailableError struct{ Controllers Availability }
 
+// Error gives ErrUnavailable's text and each controller's reason.
 func (e *UnavailableError) Error() string {
 	return fmt.Sprintf("%v: %v", ErrUnavailable, map[string]string(e.Controllers))
 }
+
+// Unwrap returns ErrUnavailable, so that errors.Is matches either form.
 func (e *UnavailableError) Unwrap() error { return ErrUnavailable }
 
 // Options choose the hierarchy and where groups go.

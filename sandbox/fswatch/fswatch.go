@@ -7,6 +7,8 @@
 // system calls that find nothing to read, where stamping the paths again
 // took a stat of every entry.
 //
+// It must not import any other package of docket's.
+//
 // What it does not see, the callers keep stamps for: a path with a
 // symbolic link on its way (ErrNotWatchable: its target's directories
 // would need marks of their own), and writes through a shared mapping,

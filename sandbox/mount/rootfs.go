@@ -7,6 +7,9 @@
 // new mount namespace, before the uid switch and before the Go runtime
 // starts (sandbox/nsinit/rootfs.c and submounts.c). ParseMountinfo reads a
 // mount table back, for the checks of a built root.
+//
+// It must not import any other package of docket's: the sandbox and its
+// helper both import it.
 package mount
 
 // Bind is one host path made visible inside the sandbox.

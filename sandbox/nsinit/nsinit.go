@@ -1,6 +1,10 @@
 // Package nsinit is the sandbox helper: the side of the setup protocol
 // that runs in the child, between clone and the target's execve.
 //
+// It must not import any of docket's packages but sandbox/mount,
+// sandbox/rlimit and sandbox/seccomp/load, whose descriptions its request
+// carries; in particular not package sandbox, which imports it.
+//
 // The parent starts the docket binary itself (/proc/self/exe) with argv[0]
 // set to Arg0, already inside its new namespaces. The helper is C: a
 // constructor in nsinit.c, run by the C library before the Go runtime

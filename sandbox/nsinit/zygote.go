@@ -71,6 +71,7 @@ func StartZygote(start func(*exec.Cmd) error) (*Zygote, error) {
 // ZygoteError is the zygote's own refusal ('E'), with its message.
 type ZygoteError struct{ Msg string }
 
+// Error is the zygote's message, as it sent it.
 func (e *ZygoteError) Error() string { return e.Msg }
 
 // call sends one message with files and reads the reply: the pid of a

@@ -2,6 +2,8 @@
 // parent computes them; the sandbox helper applies them to itself in C
 // (sandbox/nsinit/rlimit.c) just before execve, so the target inherits
 // them.
+//
+// It must not import any other package of docket's.
 package rlimit
 
 import (

@@ -2,6 +2,10 @@
 // which the sandbox helper installs; Supported says whether the kernel
 // takes them.
 //
+// It must not import any of docket's packages but sandbox/seccomp/load; in
+// particular not seccomp/policy, whose assembler docket's binaries do not
+// link.
+//
 // Every filter is assembled in advance, in the tests, by package policy
 // (elastic/go-seccomp-bpf), into a generated table (programs_table.go)
 // that a test holds to the assembler: the parent sends the raw BPF to the

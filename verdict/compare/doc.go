@@ -2,6 +2,8 @@
 // team's output matches the judge answer the way the Kattis / ICPC default
 // output validator does, and says why not in one short line for the judges.
 //
+// It must not import any other package of docket's.
+//
 // # Sources
 //
 // The semantics follow the problem package format specification, "Default

@@ -4,6 +4,8 @@
 // the submission itself; the caller combines this with the exit code rules
 // of the protocol (42/43 for Kattis) and the problem's scoring.
 //
+// It must not import any of docket's packages but verdict/compare.
+//
 // # Kattis feedback directory
 //
 // Sources: the problem package format specification, 2025-09, "Output

@@ -15,6 +15,7 @@ const MaxTestlibMessage = 4 << 10
 // TestlibVerdict is a testlib outcome.
 type TestlibVerdict int
 
+// The outcomes, by testlib's exit codes.
 const (
 	OK               TestlibVerdict = iota // exit 0
 	WA                                     // exit 1, wrong answer
@@ -31,6 +32,7 @@ var verdictNames = [...]string{
 	Points: "points", UnexpectedEOF: "unexpected eof", PartiallyCorrect: "partially correct",
 }
 
+// String is the outcome's name, for messages ("wrong answer").
 func (v TestlibVerdict) String() string {
 	if v >= 0 && int(v) < len(verdictNames) {
 		return verdictNames[v]

@@ -3,6 +3,8 @@
 // seconds, "N%" of the time limit, or two of them joined by "+" (their
 // sum), "|" (the larger) or "&" (the smaller); N a whole number. The
 // default, "1s|10%", is DOMjudge's: a 5 s problem gets 1 s, a 20 s one 2 s.
+//
+// It must not import any other package of docket's.
 package overshoot
 
 import (

@@ -36,10 +36,12 @@ type LinkError struct {
 	Err    error  // one of the ErrLink* sentinels
 }
 
+// Error names the link, its target and why it was refused.
 func (e *LinkError) Error() string {
 	return fmt.Sprintf("%s -> %s: %v", e.Path, e.Target, e.Err)
 }
 
+// Unwrap returns the ErrLink* sentinel, for errors.Is.
 func (e *LinkError) Unwrap() error { return e.Err }
 
 // ResolveLink resolves rel, a path inside the package root that is (or

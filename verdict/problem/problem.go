@@ -4,6 +4,10 @@
 // extension under the `docket:` key of problem.yaml (testlib checkers and
 // interactors, two-step problems, the contestant's feedback policy). A package is validated on load, with
 // errors that name the file, and has a content digest.
+//
+// It must not import verdict, the sandbox or the worker: it reads packages
+// and runs nothing, and what runs programs imports it. Of docket's own it
+// imports protocol, langs, verdict/overshoot and internal/yamlkeys.
 package problem
 
 import (
@@ -25,14 +29,16 @@ import (
 // Kind of problem.
 type Kind string
 
+// The kinds, as problem.yaml's type spells them.
 const (
-	PassFail Kind = "pass-fail"
-	Scoring  Kind = "scoring"
+	PassFail Kind = "pass-fail" // a verdict only
+	Scoring  Kind = "scoring"   // a verdict and a score
 )
 
 // Protocol of a checker or interactor.
 type Protocol string
 
+// The protocols docket speaks with a package's programs.
 const (
 	Kattis  Protocol = "kattis"  // validator input answer feedback_dir [flags] < output; 42 accept, 43 reject
 	Testlib Protocol = "testlib" // checker input output answer; 0 AC, 1 WA, 2 PE, 3 fail, 7 points
@@ -236,6 +242,7 @@ type LoadError struct {
 // *LinkError) or overshoot (overshoot.ErrSyntax).
 func (e *LoadError) Unwrap() []error { return e.causes }
 
+// Error names the package's directory and lists every problem found.
 func (e *LoadError) Error() string {
 	return fmt.Sprintf("problem package %s: %s", e.Dir, strings.Join(e.Errors, "; "))
 }

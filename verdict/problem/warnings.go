@@ -15,6 +15,7 @@ type Warning struct {
 	Paths   []string `json:"paths"`   // the package's files concerned, relative to it
 }
 
+// String is the warning's message.
 func (w Warning) String() string { return w.Message }
 
 const (

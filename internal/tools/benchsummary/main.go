@@ -14,6 +14,9 @@
 // block (between its figures markers) from a results file:
 //
 //	go run ./internal/tools/benchsummary -docs docs/bench/results.json
+//
+// It must not import any of docket's packages: it reads benchmark output
+// and its own results files, nothing else.
 package main
 
 import (

@@ -4,6 +4,9 @@
 // when there is one: `make lint` keeps sandbox/ and worker/ readable one
 // screen at a time.
 //
+// It must not import any of docket's packages: it reads source, nothing
+// else.
+//
 //	go run ./internal/tools/funclen -max 80 -except sandbox/nsinit.decode sandbox worker
 package main
 

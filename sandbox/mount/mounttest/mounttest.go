@@ -3,6 +3,9 @@
 // mounts below the bound directory: with mount_setattr and with the
 // fallback of a kernel without it, as root and in a user namespace, where
 // the kernel locks the flags of the mounts it was given.
+//
+// It must not import any of docket's packages but internal/testguard; only
+// tests import it.
 package mounttest
 
 import (

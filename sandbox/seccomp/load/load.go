@@ -3,6 +3,8 @@
 // (sandbox/nsinit/seccomp.c). It is apart from package seccomp, which
 // hands them out, and from seccomp/policy, which assembles them with
 // go-seccomp-bpf, so that the helper's wire format depends on neither.
+//
+// It must not import any other package of docket's.
 package load
 
 import "golang.org/x/sys/unix"

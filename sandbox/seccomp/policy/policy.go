@@ -6,6 +6,9 @@
 // hold the table to it, never in docket: the library's syscall tables
 // alone cost a quarter of a millisecond to set up at every start.
 //
+// It must not import any of docket's packages but sandbox/seccomp and
+// sandbox/seccomp/load; only tests import it (they generate the table).
+//
 // Layout, chosen around two facts of go-seccomp-bpf v1.6.0 (verified with
 // real runs and an x/net/bpf simulation):
 //   - go-seccomp-bpf v1.6.0 jumps to DefaultAction for a foreign
