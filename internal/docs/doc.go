@@ -6,7 +6,7 @@
 // relative link points at a file that does not exist or lies outside the
 // repository.
 //
-// The package has no code of its own. Its test reads files only; it must
-// not import any docket package, so that it judges the documents and
-// nothing else.
+// The package has no code of its own, and its test reads files only. It
+// must not import any other package of docket's: it judges the documents
+// and nothing else.
 package docs
