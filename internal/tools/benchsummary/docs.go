@@ -185,13 +185,19 @@ const perfReproduce = "## Reproducing\n\n" +
 	"make bench-record  # copies bin/bench.json to docs/bench/results.json and runs make docs\n" +
 	"make docs          # regenerates this page and the README's figures from docs/bench/results.json\n" +
 	"```\n\n" +
+	"`BENCH_OUT` and `BENCH_JSON` name other files for the raw output and the results;\n" +
 	"`DOCKET_BENCH_BURST` sets the size of the queue's burst (10,000).\n" +
 	"The reference sandbox, isolate v1.10.1, is found or built by `scripts/isolate.sh`\n" +
 	"(`DOCKET_ISOLATE`, `PATH`, or a build in `/var/cache/docket-bench` from\n" +
-	"`DOCKET_ISOLATE_SRC` or a clone of github.com/ioi/isolate), run in boxes\n" +
+	"`DOCKET_ISOLATE_SRC` or a clone of github.com/ioi/isolate, installing\n" +
+	"libcap-dev if it is missing), run in boxes\n" +
 	"90 and 91 with `--cg` where its cgroup v1 mode works, with docket's limits\n" +
 	"(1 s of CPU, 256 MiB). Without it, the figures against isolate are \"not\n" +
 	"measured in this run\" and the fork+exec floors are still reported.\n\n" +
+	"`make bench` also runs the queue's capacity sweep (`TestCapacitySweep`:\n" +
+	"1, 8, 16 and 64 workers that judge nothing against a 3-node cluster;\n" +
+	"[operations.md](operations.md), \"When to move to a cluster\"), whose table\n" +
+	"of dispatch rates, latencies and fairness is in the raw output only.\n\n" +
 	"A single benchmark runs alone, and its output turns into a results file\n" +
 	"in which the others are \"not measured in this run\":\n\n" +
 	"```sh\n" +
