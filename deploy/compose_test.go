@@ -324,7 +324,7 @@ func TestCompose(t *testing.T) {
 		t.Errorf("worker DOCKET_REPLICAS %q, want 3 on a 3-node cluster", w)
 	}
 	push := strings.Join(c.Services["push-problems"].Entrypoint, " ")
-	if !strings.Contains(push, "docket problem push /problems/*/") {
+	if !strings.Contains(push, "docket-entrypoint problem push /problems/*/") {
 		t.Errorf("push-problems runs %q, want docket problem push of every package under /problems", push)
 	}
 	if _, ok := c.Services["worker"].DependsOn["push-problems"]; !ok {
