@@ -215,7 +215,7 @@ func TestAuthModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _ := http.NewRequest("GET", "/v1/submissions/s-1?token="+SubmissionToken([]byte(testSecret), "s-1"), nil)
-	if code, _, _ := b.authorize(r, "s-1"); code != 403 {
+	if code, _, _, _ := b.authorize(r, "s-1"); code != 403 {
 		t.Errorf("operator-only bridge, submission token: %d, want 403", code)
 	}
 	// Secret only: no bearer is an operator.
@@ -225,11 +225,11 @@ func TestAuthModes(t *testing.T) {
 	}
 	r, _ = http.NewRequest("GET", "/v1/submissions/s-1", nil)
 	r.Header.Set("Authorization", "Bearer ")
-	if code, _, _ := b.authorize(r, "s-1"); code != 401 {
+	if code, _, _, _ := b.authorize(r, "s-1"); code != 401 {
 		t.Errorf("empty bearer: %d, want 401", code)
 	}
 	r.Header.Set("Authorization", "Bearer "+testToken)
-	if code, _, _ := b.authorize(r, "s-1"); code != 403 {
+	if code, _, _, _ := b.authorize(r, "s-1"); code != 403 {
 		t.Errorf("secret-only bridge, operator-looking token: %d, want 403", code)
 	}
 }

@@ -107,14 +107,14 @@ func (b *Bridge) resumePoint(ctx context.Context, id string, last uint64) (done,
 // serveEvents streams GET /v1/submissions/{id}/events, each event as
 // the worker published it for the jury, filtered by the submission's
 // feedback policy for a contestant.
-func (b *Bridge) serveEvents(w http.ResponseWriter, r *http.Request, id string, who viewer) {
+func (b *Bridge) serveEvents(w http.ResponseWriter, r *http.Request, id string, who viewer, tok string) {
 	last, resume, err := lastEventID(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	client := b.cfg.ClientIP(r)
-	release, msg := b.acquire(client)
+	release, msg := b.acquire(client, tok)
 	if release == nil {
 		w.Header().Set("Retry-After", "5")
 		writeError(w, http.StatusTooManyRequests, msg)
