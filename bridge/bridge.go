@@ -24,6 +24,8 @@ const (
 	DefaultMaxConns          = 1024
 	DefaultMaxConnsPerToken  = 8
 	DefaultHeartbeat         = 15 * time.Second
+	DefaultWriteTimeout      = 30 * time.Second
+	DefaultMaxBacklog        = 256
 )
 
 // Fixed tunables.
@@ -34,13 +36,10 @@ const (
 	consumerInactive = 30 * time.Second
 	// retryMillis is the reconnect delay the bridge asks EventSource for.
 	retryMillis = 1000
-	// writeTimeout bounds one SSE write: a client that stops reading is
-	// dropped instead of holding a stream slot forever.
-	writeTimeout = 30 * time.Second
 	// apiTimeout bounds one JetStream API call made for a request.
 	apiTimeout = 10 * time.Second
-	// pullBatch is how many events one stream buffers at most.
-	pullBatch = 64
+	// liveBatch is how many events the live consumer buffers at most.
+	liveBatch = 256
 )
 
 // Config configures a Bridge. The zero value of every field but Token and
@@ -69,6 +68,15 @@ type Config struct {
 	MaxConnsPerToken int
 	// Heartbeat is the interval of the SSE comment heartbeat, default 15s.
 	Heartbeat time.Duration
+	// WriteTimeout bounds one write to an event stream, default 30s: a
+	// client that stops reading is cut when its socket buffers are full
+	// for that long, instead of holding a stream slot forever.
+	WriteTimeout time.Duration
+	// MaxBacklog is how many events a stream may fall behind its
+	// submission, default 256: a client further behind is dropped with a
+	// ": dropped" comment saying why (it resumes with Last-Event-ID). The
+	// history a stream starts with does not count.
+	MaxBacklog int
 	// CORSOrigins are the Origins allowed to read cross-origin ("*" for
 	// any). Default none.
 	CORSOrigins []string
@@ -114,6 +122,8 @@ type Bridge struct {
 	total   int
 	streams map[*sseStream]struct{}
 	handles map[string]jetstream.Stream
+
+	hub hub
 }
 
 // New returns a bridge reading from js. With cfg.CreateStreams it creates
@@ -143,6 +153,12 @@ func New(js jetstream.JetStream, cfg Config) (*Bridge, error) {
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = DefaultHeartbeat
 	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	if cfg.MaxBacklog <= 0 {
+		cfg.MaxBacklog = DefaultMaxBacklog
+	}
 	cfg.Streams.Prefix = cfg.Prefix
 	cfg.Streams = cfg.Streams.WithDefaults()
 	switch http.CanonicalHeaderKey(cfg.ForwardedHeader) {
@@ -162,6 +178,7 @@ func New(js jetstream.JetStream, cfg Config) (*Bridge, error) {
 		perTok:  map[string]int{},
 		streams: map[*sseStream]struct{}{},
 		handles: map[string]jetstream.Stream{},
+		hub:     hub{feeds: map[string]*feed{}},
 	}
 	if b.cfg.ClientIP == nil {
 		b.cfg.ClientIP = b.clientAddr

@@ -385,11 +385,12 @@ func TestConsumersAreDeleted(t *testing.T) {
 	for _, c := range []*sseConn{fin, gone, closed} {
 		c.next()
 	}
-	if n := e.consumers(); n != 4 {
-		t.Fatalf("%d consumers while 4 streams are open", n)
+	// One consumer serves every stream (feed.go): an ephemeral AckNone
+	// memory consumer on all events, which the server drops soon if the
+	// bridge vanishes.
+	if n := e.consumers(); n != 1 {
+		t.Fatalf("%d consumers while 4 streams are open, want 1 shared", n)
 	}
-	// Each is an ephemeral AckNone memory consumer filtered to one
-	// submission, which the server drops soon if the bridge vanishes.
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	st, err := e.js.Stream(ctx, protocol.EventsStream)
@@ -399,7 +400,7 @@ func TestConsumersAreDeleted(t *testing.T) {
 	for ci := range st.ListConsumers(ctx).Info() {
 		c := ci.Config
 		if c.Durable != "" || c.AckPolicy != jetstream.AckNonePolicy || !c.MemoryStorage ||
-			c.InactiveThreshold != consumerInactive || !strings.HasPrefix(c.FilterSubject, "docket.events.s-") {
+			c.InactiveThreshold != consumerInactive || c.FilterSubject != "docket.events.>" {
 			t.Errorf("consumer %s: %+v", ci.Name, c)
 		}
 	}
