@@ -73,9 +73,9 @@ type Config struct {
 	// for that long, instead of holding a stream slot forever.
 	WriteTimeout time.Duration
 	// MaxBacklog is how many events a stream may fall behind its
-	// submission, default 256: a client further behind is dropped with a
-	// ": dropped" comment saying why (it resumes with Last-Event-ID). The
-	// history a stream starts with does not count.
+	// submission, default 256: a client further behind after a write that
+	// blocked for a second (it does not read) is dropped with a
+	// ": dropped" comment saying why, and resumes with Last-Event-ID.
 	MaxBacklog int
 	// CORSOrigins are the Origins allowed to read cross-origin ("*" for
 	// any). Default none.

@@ -216,24 +216,31 @@ func (b *Bridge) openSSE(w http.ResponseWriter, id string) *sseWriter {
 	return sw
 }
 
+// slowWrite is how long a write must have blocked for a client with a
+// backlog to count as not reading (rather than briefly behind a burst).
+const slowWrite = time.Second
+
 // pump sends the feed's events after sequence last, history then live,
 // until the final event, the client goes, the feed fails, or the client
-// falls more than MaxBacklog events behind. It runs in the request's
-// goroutine and writes only to its own client, so a slow client delays
-// nobody else.
+// stops reading: more than MaxBacklog events wait for it after a write
+// that blocked for slowWrite. It runs in the request's goroutine and
+// writes only to its own client, so a slow client delays nobody else.
 func (b *Bridge) pump(ctx context.Context, f *feed, sw *sseWriter, who viewer, last uint64, log zerolog.Logger) {
 	hb := time.NewTicker(b.cfg.Heartbeat)
 	defer hb.Stop()
-	for next, history := 0, true; ; history = false {
+	var took time.Duration
+	for next := 0; ; {
 		es, _, ferr, changed := f.after(next)
-		if !history && len(es) > b.cfg.MaxBacklog {
+		if took >= slowWrite && len(es) > b.cfg.MaxBacklog {
 			log.Info().Int("behind", len(es)).Msg("bridge: client too slow; dropping its stream")
 			sw.write(fmt.Appendf(nil, ": dropped: this client is %d events behind (limit %d); reconnect with Last-Event-ID to resume\n\n", len(es), b.cfg.MaxBacklog))
 			sw.flush()
 			return
 		}
 		next += len(es)
+		start := time.Now()
 		final, err := b.sendEntries(sw, es, who, &last)
+		took = time.Since(start)
 		switch {
 		case err != nil:
 			return
