@@ -137,3 +137,69 @@ func TestMemoryPerStream(t *testing.T) {
 // maxKiBPerStream bounds what one open stream may cost. Measured: about
 // 34 KiB (105 KiB when each stream had a consumer of its own).
 const maxKiBPerStream = 64
+
+// TestContestHall is the short form of the contest-hall load: n streams
+// (600; DOCKET_BRIDGE_LOAD_STREAMS=5000 for the soak's form), each on its
+// own submission with its token, half of them slow readers that never
+// read past their history. Memory per stream stays under
+// maxKiBPerStream, a new client gets a judged submission's history and
+// the operator endpoints answer within maxLatency while they are open,
+// and every reading client gets its submission to the end.
+func TestContestHall(t *testing.T) {
+	n := loadStreams(t, 600)
+	e := newEnv(t, func(c *Config) { c.MaxConns, c.MaxConnsPerClient = -1, -1 })
+	e.openMany("warm", 20)
+	before := heapAndStacks()
+	streams := e.openMany("hall", n)
+	per := float64(heapAndStacks()-before) / float64(n) / 1024
+	t.Logf("%d streams open: %.1f KiB per stream", n, per)
+	if per > maxKiBPerStream {
+		t.Errorf("%.1f KiB per stream, want at most %d", per, maxKiBPerStream)
+	}
+	readers := make(chan error, n)
+	for _, s := range streams[n/2:] { // the second half reads to the end
+		go func() { readers <- s.readUntil("event: final", 4*waitLimit) }()
+	}
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("hall-%d", i)
+		e.publish(id, "test", testEvent(1, "secret/1", "AC"))
+		e.finish(id, "AC", 100)
+	}
+	e.checkLatency(t, "a new client's history of a judged submission", func() error {
+		s, _, err := openRaw(e.srv.Listener.Addr().String(), "hall-0", "event: final")
+		if err == nil {
+			s.conn.Close()
+		}
+		return err
+	})
+	for _, path := range []string{"/livez", "/readyz", "/v1/submissions/hall-1"} {
+		e.checkLatency(t, "GET "+path, func() error {
+			if code, body := e.status(path, opAuth); code != 200 {
+				return fmt.Errorf("%d %s", code, body)
+			}
+			return nil
+		})
+	}
+	for range streams[n/2:] {
+		if err := <-readers; err != nil {
+			t.Fatalf("a reading client did not get its final event: %v", err)
+		}
+	}
+}
+
+// maxLatency bounds an answer under load: generous, since the machine is
+// shared; the test logs the actual figure.
+const maxLatency = 5 * time.Second
+
+func (e *env) checkLatency(t *testing.T, what string, f func() error) {
+	t.Helper()
+	start := time.Now()
+	if err := f(); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	d := time.Since(start)
+	t.Logf("%s: %v", what, d.Round(time.Microsecond))
+	if d > maxLatency {
+		t.Errorf("%s took %v, want under %v", what, d, maxLatency)
+	}
+}
