@@ -57,7 +57,8 @@ type Config struct {
 	// per-submission tokens are disabled.
 	HMACSecret []byte
 	// MaxConnsPerClient and MaxConns bound the concurrent SSE streams per
-	// client IP and in total (defaults 8 and 1024; negative: unlimited).
+	// client address (see TrustedProxies) and in total (defaults 8 and
+	// 1024; negative: unlimited).
 	MaxConnsPerClient, MaxConns int
 	// MaxConnsPerToken bounds the concurrent SSE streams opened with one
 	// per-submission token (default 8; negative: unlimited), so that a

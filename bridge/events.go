@@ -168,7 +168,7 @@ func (b *Bridge) serveEvents(w http.ResponseWriter, r *http.Request, id string, 
 // waitLoaded waits until the feed holds its history.
 func waitLoaded(ctx context.Context, f *feed) error {
 	for {
-		_, loaded, err, changed := f.after(0)
+		_, loaded, changed, err := f.after(0)
 		if err != nil || loaded {
 			return err
 		}
@@ -230,7 +230,7 @@ func (b *Bridge) pump(ctx context.Context, f *feed, sw *sseWriter, who viewer, l
 	defer hb.Stop()
 	var took time.Duration
 	for next := 0; ; {
-		es, _, ferr, changed := f.after(next)
+		es, _, changed, ferr := f.after(next)
 		if took >= slowWrite && len(es) > b.cfg.MaxBacklog {
 			log.Info().Int("behind", len(es)).Msg("bridge: client too slow; dropping its stream")
 			sw.write(fmt.Appendf(nil, ": dropped: this client is %d events behind (limit %d); reconnect with Last-Event-ID to resume\n\n", len(es), b.cfg.MaxBacklog))

@@ -123,15 +123,15 @@ func (f *feed) fail(err error) {
 }
 
 // after returns the events from index i on (a view of the shared,
-// append-only log), whether the history is in, the feed's error, and a
-// channel closed at the next change.
-func (f *feed) after(i int) (es []*entry, loaded bool, err error, changed <-chan struct{}) {
+// append-only log), whether the history is in, a channel closed at the
+// next change, and the feed's error.
+func (f *feed) after(i int) (es []*entry, loaded bool, changed <-chan struct{}, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.loaded && i < len(f.log) {
 		es = f.log[i:len(f.log):len(f.log)]
 	}
-	return es, f.loaded, f.err, f.changed
+	return es, f.loaded, f.changed, f.err
 }
 
 // join returns the feed of submission id, made (and the live consumer
@@ -141,7 +141,7 @@ func (b *Bridge) join(ctx context.Context, id string) (*feed, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if f := h.feeds[id]; f != nil {
-		if _, _, err, _ := f.after(0); err == nil {
+		if _, _, _, err := f.after(0); err == nil {
 			f.watchers++
 			return f, nil
 		}
