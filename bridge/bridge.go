@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"time"
@@ -22,7 +22,10 @@ import (
 const (
 	DefaultMaxConnsPerClient = 8
 	DefaultMaxConns          = 1024
+	DefaultMaxConnsPerToken  = 8
 	DefaultHeartbeat         = 15 * time.Second
+	DefaultWriteTimeout      = 30 * time.Second
+	DefaultMaxBacklog        = 256
 )
 
 // Fixed tunables.
@@ -33,13 +36,10 @@ const (
 	consumerInactive = 30 * time.Second
 	// retryMillis is the reconnect delay the bridge asks EventSource for.
 	retryMillis = 1000
-	// writeTimeout bounds one SSE write: a client that stops reading is
-	// dropped instead of holding a stream slot forever.
-	writeTimeout = 30 * time.Second
 	// apiTimeout bounds one JetStream API call made for a request.
 	apiTimeout = 10 * time.Second
-	// pullBatch is how many events one stream buffers at most.
-	pullBatch = 64
+	// liveBatch is how many events the live consumer buffers at most.
+	liveBatch = 256
 )
 
 // Config configures a Bridge. The zero value of every field but Token and
@@ -57,10 +57,27 @@ type Config struct {
 	// per-submission tokens are disabled.
 	HMACSecret []byte
 	// MaxConnsPerClient and MaxConns bound the concurrent SSE streams per
-	// client IP and in total (defaults 8 and 1024; negative: unlimited).
+	// client address (see TrustedProxies) and in total (defaults 8 and
+	// 1024; negative: unlimited).
 	MaxConnsPerClient, MaxConns int
+	// MaxConnsPerToken bounds the concurrent SSE streams opened with one
+	// per-submission token (default 8; negative: unlimited), so that a
+	// token handed to a browser, or leaked, cannot take a hall's worth of
+	// streams even where many clients share one address. The operator
+	// token is bounded by MaxConns only: a backend may relay many streams
+	// through it.
+	MaxConnsPerToken int
 	// Heartbeat is the interval of the SSE comment heartbeat, default 15s.
 	Heartbeat time.Duration
+	// WriteTimeout bounds one write to an event stream, default 30s: a
+	// client that stops reading is cut when its socket buffers are full
+	// for that long, instead of holding a stream slot forever.
+	WriteTimeout time.Duration
+	// MaxBacklog is how many events a stream may fall behind its
+	// submission, default 256: a client further behind after a write that
+	// blocked for a second (it does not read) is dropped with a
+	// ": dropped" comment saying why, and resumes with Last-Event-ID.
+	MaxBacklog int
 	// CORSOrigins are the Origins allowed to read cross-origin ("*" for
 	// any). Default none.
 	CORSOrigins []string
@@ -75,9 +92,19 @@ type Config struct {
 	// Streams sizes the streams CreateStreams creates: give it the
 	// workers' replicas and ages. Its Prefix is Config's.
 	Streams protocol.StreamOptions
-	// ClientIP names the client of a request for MaxConnsPerClient. The
-	// default is the host of r.RemoteAddr; behind a reverse proxy, set it
-	// to read the proxy's header.
+	// TrustedProxies are the reverse proxies (addresses and CIDRs, see
+	// ParseTrustedProxies) whose forwarding header names the client for
+	// MaxConnsPerClient. Empty: the header is ignored and the client is
+	// the TCP peer.
+	TrustedProxies []netip.Prefix
+	// ForwardedHeader is the header the trusted proxies write:
+	// HeaderXForwardedFor (the default) or HeaderForwarded (RFC 7239,
+	// its for= parameters). Only one is read, the one the proxies are
+	// known to write: a client can send the other unchanged through them.
+	ForwardedHeader string
+	// ClientIP names the client of a request for MaxConnsPerClient,
+	// replacing the rule of TrustedProxies (for tests, or a proxy that
+	// speaks neither header).
 	ClientIP func(r *http.Request) string
 }
 
@@ -92,9 +119,12 @@ type Bridge struct {
 
 	mu      sync.Mutex
 	perIP   map[string]int
+	perTok  map[string]int
 	total   int
 	streams map[*sseStream]struct{}
 	handles map[string]jetstream.Stream
+
+	hub hub
 }
 
 // New returns a bridge reading from js. With cfg.CreateStreams it creates
@@ -118,13 +148,27 @@ func New(js jetstream.JetStream, cfg Config) (*Bridge, error) {
 	if cfg.MaxConns == 0 {
 		cfg.MaxConns = DefaultMaxConns
 	}
+	if cfg.MaxConnsPerToken == 0 {
+		cfg.MaxConnsPerToken = DefaultMaxConnsPerToken
+	}
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = DefaultHeartbeat
 	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	if cfg.MaxBacklog <= 0 {
+		cfg.MaxBacklog = DefaultMaxBacklog
+	}
 	cfg.Streams.Prefix = cfg.Prefix
 	cfg.Streams = cfg.Streams.WithDefaults()
-	if cfg.ClientIP == nil {
-		cfg.ClientIP = remoteHost
+	switch http.CanonicalHeaderKey(cfg.ForwardedHeader) {
+	case "", HeaderXForwardedFor:
+		cfg.ForwardedHeader = HeaderXForwardedFor
+	case HeaderForwarded:
+		cfg.ForwardedHeader = HeaderForwarded
+	default:
+		return nil, fmt.Errorf("bridge: forwarded header %q: want %s or %s", cfg.ForwardedHeader, HeaderXForwardedFor, HeaderForwarded)
 	}
 	b := &Bridge{
 		js:      js,
@@ -132,8 +176,13 @@ func New(js jetstream.JetStream, cfg Config) (*Bridge, error) {
 		log:     cfg.Logger,
 		origins: map[string]bool{},
 		perIP:   map[string]int{},
+		perTok:  map[string]int{},
 		streams: map[*sseStream]struct{}{},
 		handles: map[string]jetstream.Stream{},
+		hub:     hub{feeds: map[string]*feed{}},
+	}
+	if b.cfg.ClientIP == nil {
+		b.cfg.ClientIP = b.clientAddr
 	}
 	if cfg.Token != "" {
 		b.opHash = sha256.Sum256([]byte(cfg.Token))
@@ -341,7 +390,7 @@ func (b *Bridge) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid submission id: want 1-128 characters of [A-Za-z0-9_-]")
 		return
 	}
-	status, msg, who := b.authorize(r, id)
+	status, msg, who, tok := b.authorize(r, id)
 	if status != http.StatusOK {
 		if status == http.StatusUnauthorized {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="docket"`)
@@ -353,7 +402,7 @@ func (b *Bridge) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case routeResult:
 		b.serveResult(w, r, id, who)
 	case routeEvents:
-		b.serveEvents(w, r, id, who)
+		b.serveEvents(w, r, id, who, tok)
 	case routeWatch:
 		serveWatch(w, r)
 	}
@@ -361,28 +410,31 @@ func (b *Bridge) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 // authorize checks the request's tokens for submission id: 200 and whom
 // the answer is for (the jury with the operator token, the contestant
-// with a per-submission token), 401 when there is no token, 403 when
-// none opens id.
-func (b *Bridge) authorize(r *http.Request, id string) (int, string, viewer) {
+// with a per-submission token, which tok is then, in lower case), 401
+// when there is no token, 403 when none opens id.
+func (b *Bridge) authorize(r *http.Request, id string) (status int, msg string, who viewer, tok string) {
 	var header string
 	if h := r.Header.Get("Authorization"); h != "" {
 		scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
-			return http.StatusUnauthorized, "the Authorization header must be \"Bearer <token>\"", contestant
+			return http.StatusUnauthorized, "the Authorization header must be \"Bearer <token>\"", contestant, ""
 		}
 		header = strings.TrimSpace(tok)
 	}
 	query := r.URL.Query().Get("token")
 	if header == "" && query == "" {
-		return http.StatusUnauthorized, "a token is needed: Authorization: Bearer <token>, or ?token=<token>", contestant
+		return http.StatusUnauthorized, "a token is needed: Authorization: Bearer <token>, or ?token=<token>", contestant, ""
 	}
 	if header != "" && b.isOperator(header) {
-		return http.StatusOK, "", jury
+		return http.StatusOK, "", jury, ""
 	}
-	if header != "" && b.opensSubmission(header, id) || query != "" && b.opensSubmission(query, id) {
-		return http.StatusOK, "", contestant
+	if header != "" && b.opensSubmission(header, id) {
+		return http.StatusOK, "", contestant, strings.ToLower(header)
 	}
-	return http.StatusForbidden, "this token does not give access to submission " + id, contestant
+	if query != "" && b.opensSubmission(query, id) {
+		return http.StatusOK, "", contestant, strings.ToLower(query)
+	}
+	return http.StatusForbidden, "this token does not give access to submission " + id, contestant, ""
 }
 
 func (b *Bridge) isOperator(tok string) bool {
@@ -428,8 +480,9 @@ func (b *Bridge) cors(w http.ResponseWriter, r *http.Request, preflight bool) bo
 	return true
 }
 
-// acquire takes a stream slot for client ip.
-func (b *Bridge) acquire(ip string) (release func(), msg string) {
+// acquire takes a stream slot for client ip and per-submission token tok
+// ("" for the operator token).
+func (b *Bridge) acquire(ip, tok string) (release func(), msg string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.cfg.MaxConns > 0 && b.total >= b.cfg.MaxConns {
@@ -438,27 +491,31 @@ func (b *Bridge) acquire(ip string) (release func(), msg string) {
 	if b.cfg.MaxConnsPerClient > 0 && b.perIP[ip] >= b.cfg.MaxConnsPerClient {
 		return nil, fmt.Sprintf("too many concurrent event streams from this client (limit %d)", b.cfg.MaxConnsPerClient)
 	}
+	if tok != "" && b.cfg.MaxConnsPerToken > 0 && b.perTok[tok] >= b.cfg.MaxConnsPerToken {
+		return nil, fmt.Sprintf("too many concurrent event streams with this token (limit %d)", b.cfg.MaxConnsPerToken)
+	}
 	b.total++
 	b.perIP[ip]++
+	if tok != "" {
+		b.perTok[tok]++
+	}
 	var once sync.Once
-	return func() {
-		once.Do(func() {
-			b.mu.Lock()
-			defer b.mu.Unlock()
-			b.total--
-			if b.perIP[ip]--; b.perIP[ip] <= 0 {
-				delete(b.perIP, ip)
-			}
-		})
-	}, ""
+	return func() { once.Do(func() { b.release(ip, tok) }) }, ""
 }
 
-func remoteHost(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
+func (b *Bridge) release(ip, tok string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.total--
+	if b.perIP[ip]--; b.perIP[ip] <= 0 {
+		delete(b.perIP, ip)
 	}
-	return host
+	if tok == "" {
+		return
+	}
+	if b.perTok[tok]--; b.perTok[tok] <= 0 {
+		delete(b.perTok, tok)
+	}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

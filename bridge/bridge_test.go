@@ -215,7 +215,7 @@ func TestAuthModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _ := http.NewRequest("GET", "/v1/submissions/s-1?token="+SubmissionToken([]byte(testSecret), "s-1"), nil)
-	if code, _, _ := b.authorize(r, "s-1"); code != 403 {
+	if code, _, _, _ := b.authorize(r, "s-1"); code != 403 {
 		t.Errorf("operator-only bridge, submission token: %d, want 403", code)
 	}
 	// Secret only: no bearer is an operator.
@@ -225,11 +225,11 @@ func TestAuthModes(t *testing.T) {
 	}
 	r, _ = http.NewRequest("GET", "/v1/submissions/s-1", nil)
 	r.Header.Set("Authorization", "Bearer ")
-	if code, _, _ := b.authorize(r, "s-1"); code != 401 {
+	if code, _, _, _ := b.authorize(r, "s-1"); code != 401 {
 		t.Errorf("empty bearer: %d, want 401", code)
 	}
 	r.Header.Set("Authorization", "Bearer "+testToken)
-	if code, _, _ := b.authorize(r, "s-1"); code != 403 {
+	if code, _, _, _ := b.authorize(r, "s-1"); code != 403 {
 		t.Errorf("secret-only bridge, operator-looking token: %d, want 403", code)
 	}
 }
@@ -385,11 +385,12 @@ func TestConsumersAreDeleted(t *testing.T) {
 	for _, c := range []*sseConn{fin, gone, closed} {
 		c.next()
 	}
-	if n := e.consumers(); n != 4 {
-		t.Fatalf("%d consumers while 4 streams are open", n)
+	// One consumer serves every stream (feed.go): an ephemeral AckNone
+	// memory consumer on all events, which the server drops soon if the
+	// bridge vanishes.
+	if n := e.consumers(); n != 1 {
+		t.Fatalf("%d consumers while 4 streams are open, want 1 shared", n)
 	}
-	// Each is an ephemeral AckNone memory consumer filtered to one
-	// submission, which the server drops soon if the bridge vanishes.
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	st, err := e.js.Stream(ctx, protocol.EventsStream)
@@ -399,7 +400,7 @@ func TestConsumersAreDeleted(t *testing.T) {
 	for ci := range st.ListConsumers(ctx).Info() {
 		c := ci.Config
 		if c.Durable != "" || c.AckPolicy != jetstream.AckNonePolicy || !c.MemoryStorage ||
-			c.InactiveThreshold != consumerInactive || !strings.HasPrefix(c.FilterSubject, "docket.events.s-") {
+			c.InactiveThreshold != consumerInactive || c.FilterSubject != "docket.events.>" {
 			t.Errorf("consumer %s: %+v", ci.Name, c)
 		}
 	}

@@ -53,9 +53,14 @@
 //
 // # Server-side resources
 //
-// Each SSE stream reads through its own ordered (ephemeral, AckNone,
-// memory) consumer filtered to <prefix>.events.<id>. The consumer is
-// deleted when the request ends, and carries a short InactiveThreshold so
-// that the server drops it even if the bridge dies first. Streams are
-// limited per client IP and in total (429 beyond).
+// One ordered (ephemeral, AckNone, memory) consumer on <prefix>.events.>
+// serves every SSE stream while any is open: each watched submission's
+// events, history then live, are held once and shared by its watchers
+// (feed.go). The consumer is deleted with the last stream, and carries a
+// short InactiveThreshold so that the server drops it even if the bridge
+// dies first. Streams are limited in total, per client address (the TCP
+// peer, or behind Config.TrustedProxies the forwarding header's
+// right-most untrusted address) and per per-submission token (429
+// beyond); a client that stops reading is dropped without stalling
+// others.
 package bridge

@@ -12,6 +12,7 @@ import (
 
 	"github.com/docketjudge/docket/protocol"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
 )
 
 // sseStream is one open event stream, so that CloseStreams can end it.
@@ -107,14 +108,14 @@ func (b *Bridge) resumePoint(ctx context.Context, id string, last uint64) (done,
 // serveEvents streams GET /v1/submissions/{id}/events, each event as
 // the worker published it for the jury, filtered by the submission's
 // feedback policy for a contestant.
-func (b *Bridge) serveEvents(w http.ResponseWriter, r *http.Request, id string, who viewer) {
+func (b *Bridge) serveEvents(w http.ResponseWriter, r *http.Request, id string, who viewer, tok string) {
 	last, resume, err := lastEventID(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	client := b.cfg.ClientIP(r)
-	release, msg := b.acquire(client)
+	release, msg := b.acquire(client, tok)
 	if release == nil {
 		w.Header().Set("Retry-After", "5")
 		writeError(w, http.StatusTooManyRequests, msg)
@@ -137,7 +138,7 @@ func (b *Bridge) serveEvents(w http.ResponseWriter, r *http.Request, id string, 
 		}
 		if restart {
 			log.Info().Uint64("last_event_id", last).Msg("bridge: Last-Event-ID is beyond the stream (recreated?); sending the whole history")
-			resume = false
+			last = 0
 		}
 		if done {
 			// Nothing is left to send; 204 tells EventSource not to reconnect.
@@ -146,56 +147,60 @@ func (b *Bridge) serveEvents(w http.ResponseWriter, r *http.Request, id string, 
 			return
 		}
 	}
-
-	occ := jetstream.OrderedConsumerConfig{
-		FilterSubjects:    []string{b.subjects().Events(id)},
-		DeliverPolicy:     jetstream.DeliverAllPolicy,
-		InactiveThreshold: consumerInactive,
-	}
-	if resume {
-		occ.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
-		occ.OptStartSeq = last + 1
-	}
-	cctx, ccancel := context.WithTimeout(ctx, apiTimeout)
-	oc, err := b.js.OrderedConsumer(cctx, protocol.EventsStream, occ)
-	ccancel()
+	f, err := b.join(ctx, id)
 	if err != nil {
 		b.unavailable(w, r, protocol.EventsStream, err)
 		return
 	}
-	defer b.deleteConsumer(oc)
-	it, err := oc.Messages(jetstream.PullMaxMessages(pullBatch))
-	if err != nil {
+	defer b.leave(f)
+	if err := waitLoaded(ctx, f); err != nil {
 		b.unavailable(w, r, protocol.EventsStream, err)
 		return
 	}
+	sw := b.openSSE(w, id)
+	if sw == nil {
+		return
+	}
+	log.Debug().Uint64("last_event_id", last).Msg("bridge: stream opened")
+	b.pump(ctx, f, sw, who, last, log)
+}
 
-	// A reader goroutine turns the iterator into a channel, so that the
-	// loop below can also wait for the heartbeat and for cancellation.
-	msgs := make(chan jetstream.Msg)
-	readErr := make(chan error, 1)
-	exited := make(chan struct{})
-	go func() {
-		defer close(exited)
-		for {
-			m, err := it.Next(jetstream.NextContext(ctx))
-			if err != nil {
-				readErr <- err
-				return
-			}
-			select {
-			case msgs <- m:
-			case <-ctx.Done():
-				return
-			}
+// waitLoaded waits until the feed holds its history.
+func waitLoaded(ctx context.Context, f *feed) error {
+	for {
+		_, loaded, changed, err := f.after(0)
+		if err != nil || loaded {
+			return err
 		}
-	}()
-	defer func() {
-		cancel() // first: Next returns, then Stop does not wait for it
-		it.Stop()
-		<-exited
-	}()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-changed:
+		}
+	}
+}
 
+// sseWriter writes an event stream, each write bounded by WriteTimeout.
+type sseWriter struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func (s *sseWriter) write(p []byte) error {
+	s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
+	_, err := s.w.Write(p)
+	return err
+}
+
+func (s *sseWriter) flush() error {
+	s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
+	return s.rc.Flush()
+}
+
+// openSSE sends the stream's headers and preamble; nil if the client is
+// gone already.
+func (b *Bridge) openSSE(w http.ResponseWriter, id string) *sseWriter {
 	rc := http.NewResponseController(w)
 	rc.SetReadDeadline(time.Time{}) // a server ReadTimeout must not end the stream
 	h := w.Header()
@@ -204,72 +209,87 @@ func (b *Bridge) serveEvents(w http.ResponseWriter, r *http.Request, id string, 
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
-
-	var buf bytes.Buffer
-	send := func() error {
-		rc.SetWriteDeadline(time.Now().Add(writeTimeout))
-		if _, err := w.Write(buf.Bytes()); err != nil {
-			return err
-		}
-		buf.Reset()
-		return rc.Flush()
+	sw := &sseWriter{w: w, rc: rc, timeout: b.cfg.WriteTimeout}
+	if sw.write(fmt.Appendf(nil, "retry: %d\n: docket bridge, submission %s\n\n", retryMillis, id)) != nil || sw.flush() != nil {
+		return nil
 	}
-	fmt.Fprintf(&buf, "retry: %d\n: docket bridge, submission %s\n\n", retryMillis, id)
-	if err := send(); err != nil {
-		return
-	}
-	log.Debug().Bool("resume", resume).Uint64("last_event_id", last).Msg("bridge: stream opened")
+	return sw
+}
 
+// slowWrite is how long a write must have blocked for a client with a
+// backlog to count as not reading (rather than briefly behind a burst).
+const slowWrite = time.Second
+
+// pump sends the feed's events after sequence last, history then live,
+// until the final event, the client goes, the feed fails, or the client
+// stops reading: more than MaxBacklog events wait for it after a write
+// that blocked for slowWrite. It runs in the request's goroutine and
+// writes only to its own client, so a slow client delays nobody else.
+func (b *Bridge) pump(ctx context.Context, f *feed, sw *sseWriter, who viewer, last uint64, log zerolog.Logger) {
 	hb := time.NewTicker(b.cfg.Heartbeat)
 	defer hb.Stop()
-	sent := 0
-	for {
-		select {
-		case <-ctx.Done():
-			log.Debug().Int("sent", sent).Msg("bridge: stream closed")
+	var took time.Duration
+	for next := 0; ; {
+		es, _, changed, ferr := f.after(next)
+		if took >= slowWrite && len(es) > b.cfg.MaxBacklog {
+			log.Info().Int("behind", len(es)).Msg("bridge: client too slow; dropping its stream")
+			sw.write(fmt.Appendf(nil, ": dropped: this client is %d events behind (limit %d); reconnect with Last-Event-ID to resume\n\n", len(es), b.cfg.MaxBacklog))
+			sw.flush()
 			return
-		case err := <-readErr:
-			if ctx.Err() == nil {
-				log.Warn().Err(err).Msg("bridge: reading events failed; ending the stream so that the client resumes")
-			}
+		}
+		next += len(es)
+		start := time.Now()
+		final, err := b.sendEntries(sw, es, who, &last)
+		took = time.Since(start)
+		switch {
+		case err != nil:
 			return
-		case <-hb.C:
-			buf.WriteString(": hb\n\n")
-			if err := send(); err != nil {
-				return
-			}
-		case m := <-msgs:
-			md, err := m.Metadata()
-			if err != nil {
-				log.Warn().Err(err).Msg("bridge: event without metadata; skipped")
-				continue
-			}
-			data := m.Data()
-			if who == contestant {
-				// Every event passes here, history and live alike, and a
-				// resumed stream starts here too: nothing reaches a
-				// contestant unfiltered.
-				if data, err = contestantEvent(data); err != nil {
-					log.Warn().Err(err).Uint64("seq", md.Sequence.Stream).Msg("bridge: event cannot be filtered for a contestant; skipped")
-					continue
-				}
-			}
-			typ, ok := b.frame(&buf, md.Sequence.Stream, data)
-			if !ok {
-				log.Warn().Uint64("seq", md.Sequence.Stream).Msg("bridge: event is not JSON; skipped")
-				continue
-			}
-			if err := send(); err != nil {
-				return
-			}
-			sent++
-			if typ == typeFinal {
-				log.Debug().Int("sent", sent).Msg("bridge: stream ended after the final event")
-				return
-			}
+		case final:
+			log.Debug().Msg("bridge: stream ended after the final event")
+			return
+		case ferr != nil:
+			log.Warn().Err(ferr).Msg("bridge: reading events failed; ending the stream so that the client resumes")
+			return
+		case len(es) > 0:
 			hb.Reset(b.cfg.Heartbeat)
 		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		case <-hb.C:
+			if sw.write([]byte(": hb\n\n")) != nil || sw.flush() != nil {
+				return
+			}
+		}
 	}
+}
+
+// sendEntries writes the entries after sequence *last that who may see,
+// and flushes; final reports that the final event was sent.
+func (b *Bridge) sendEntries(sw *sseWriter, es []*entry, who viewer, last *uint64) (final bool, err error) {
+	wrote := false
+	for _, e := range es {
+		if e.seq <= *last {
+			continue
+		}
+		*last = e.seq
+		data := b.view(e, who)
+		if data == nil {
+			continue
+		}
+		if err := sw.write(data); err != nil {
+			return false, err
+		}
+		wrote, final = true, e.final
+		if final {
+			break
+		}
+	}
+	if wrote {
+		err = sw.flush()
+	}
+	return final && err == nil, err
 }
 
 // frame writes one SSE message for the event data at stream sequence seq

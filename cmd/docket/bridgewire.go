@@ -33,6 +33,9 @@ type bridgeEnv struct {
 	DataDir      string        `envconfig:"DATA_DIR" default:"./.docket" desc:"docket serve's data directory (where generated bridge secrets live)"`
 	MaxConns     int           `envconfig:"BRIDGE_MAX_CONNS" default:"1024" desc:"concurrent event streams in total; more get 429"`
 	MaxPerClient int           `envconfig:"BRIDGE_MAX_CONNS_PER_CLIENT" default:"8" desc:"concurrent event streams per client address; more get 429"`
+	MaxPerToken  int           `envconfig:"BRIDGE_MAX_CONNS_PER_TOKEN" default:"8" desc:"concurrent event streams per per-submission token (the operator token is bounded by BRIDGE_MAX_CONNS only); more get 429"`
+	Proxies      []string      `envconfig:"BRIDGE_TRUSTED_PROXIES" desc:"reverse proxies (addresses and CIDRs, comma-separated) whose forwarding header names the client for BRIDGE_MAX_CONNS_PER_CLIENT: the right-most address in it that is not one of them; empty: the header is ignored"`
+	ProxyHeader  string        `envconfig:"BRIDGE_FORWARDED_HEADER" default:"X-Forwarded-For" desc:"the header the trusted proxies write: X-Forwarded-For or Forwarded (RFC 7239 for=)"`
 	Heartbeat    time.Duration `envconfig:"BRIDGE_HEARTBEAT" default:"15s" desc:"interval of the SSE heartbeat comment"`
 }
 
@@ -65,15 +68,27 @@ func newBridge(js jetstream.JetStream, qe queueEnv, be bridgeEnv, dataDir string
 	if err != nil {
 		return nil, err
 	}
-	return bridge.New(js, bridgeConfig(qe, be, tok, sec, log))
+	cfg, err := bridgeConfig(qe, be, tok, sec, log)
+	if err != nil {
+		return nil, err
+	}
+	return bridge.New(js, cfg)
 }
 
 // bridgeConfig is the bridge's configuration from the environment, with
 // the operator token and HMAC secret given.
-func bridgeConfig(qe queueEnv, be bridgeEnv, token, secret string, log zerolog.Logger) bridge.Config {
+func bridgeConfig(qe queueEnv, be bridgeEnv, token, secret string, log zerolog.Logger) (bridge.Config, error) {
+	proxies, err := bridge.ParseTrustedProxies(be.Proxies)
+	if err != nil {
+		return bridge.Config{}, fmt.Errorf("DOCKET_BRIDGE_TRUSTED_PROXIES: %w", err)
+	}
+	if h := http.CanonicalHeaderKey(be.ProxyHeader); h != bridge.HeaderXForwardedFor && h != bridge.HeaderForwarded {
+		return bridge.Config{}, fmt.Errorf("DOCKET_BRIDGE_FORWARDED_HEADER: forwarded header %q: want %s or %s", be.ProxyHeader, bridge.HeaderXForwardedFor, bridge.HeaderForwarded)
+	}
 	return bridge.Config{Prefix: qe.SubjectPrefix, Token: token, HMACSecret: []byte(secret),
 		CORSOrigins: be.BridgeCORS, Logger: log, CreateStreams: true, Streams: qe.streams(),
-		MaxConns: be.MaxConns, MaxConnsPerClient: be.MaxPerClient, Heartbeat: be.Heartbeat}
+		MaxConns: be.MaxConns, MaxConnsPerClient: be.MaxPerClient, MaxConnsPerToken: be.MaxPerToken,
+		TrustedProxies: proxies, ForwardedHeader: be.ProxyHeader, Heartbeat: be.Heartbeat}, nil
 }
 
 var serveBridge *bridge.Bridge
@@ -126,6 +141,11 @@ func runBridge(args []string) int {
 		return exitUsage
 	}
 	log := qe.logger("bridge")
+	cfg, err := bridgeConfig(qe, be, string(bridge.SecretKey(be.BridgeToken)), string(bridge.SecretKey(be.BridgeSecret)), log)
+	if err != nil {
+		fmt.Fprintln(stderr, "docket bridge:", err)
+		return exitUsage
+	}
 	nc, err := qe.connect("docket-bridge")
 	if err != nil {
 		log.Error().Err(err).Msg("no NATS")
@@ -133,7 +153,7 @@ func runBridge(args []string) int {
 	}
 	defer closeFlushed(nc)
 	js, _ := jsFor(nc)
-	b, err := bridge.New(js, bridgeConfig(qe, be, string(bridge.SecretKey(be.BridgeToken)), string(bridge.SecretKey(be.BridgeSecret)), log))
+	b, err := bridge.New(js, cfg)
 	if err != nil {
 		log.Error().Err(err).Msg("bridge")
 		return exitSystem
