@@ -44,6 +44,17 @@ const CloneAllowed = unix.CSIGNAL | unix.CLONE_VM | unix.CLONE_FS | unix.CLONE_F
 	unix.CLONE_SYSVSEM | unix.CLONE_SETTLS | unix.CLONE_PARENT_SETTID |
 	unix.CLONE_CHILD_CLEARTID | unix.CLONE_CHILD_SETTID
 
+// PersonalityAllowed are the only values of personality(2)'s argument a
+// run may pass (its low 32 bits, with the high half zero, or all 64 bits
+// set: -1 passed as a long); any other fails with EPERM. 0xffffffff is the
+// query of the current persona; PER_LINUX (0) is what every process of a
+// run has, so setting it changes nothing. Refused with the rest: the
+// flags that switch off address-space randomization (ADDR_NO_RANDOMIZE),
+// make every readable mapping executable (READ_IMPLIES_EXEC) or map page
+// zero (MMAP_PAGE_ZERO), and the foreign personas. No language of the
+// catalog calls personality at all (strace of each toolchain and runtime).
+var PersonalityAllowed = [2]uint32{0, 0xffffffff}
+
 // Options choose the filters of one kind of run.
 type Options struct {
 	// SingleProcess refuses fork, vfork and non-thread clone with EPERM;

@@ -1,6 +1,6 @@
 // Package policy assembles the system-call filters of sandboxed runs
 // (package seccomp hands them out) with elastic/go-seccomp-bpf: what each
-// kind of run refuses, compacted, behind a hand-written clone check, and
+// kind of run refuses, compacted, behind a hand-written check of arguments, and
 // the spares' pre-filter with each kind's delta over it. It runs in the
 // tests, which generate seccomp's table (../programs_table.go) from it and
 // hold the table to it, never in docket: the library's syscall tables
@@ -24,8 +24,8 @@
 //     kernel would apply the most restrictive verdict of all filters.
 //
 // What a run loads is one program (Assemble): the compacted base behind a
-// hand-written clone check (clonecheck.go) that the tests hold to the
-// stacked filters' verdicts.
+// hand-written check of clone's and personality's arguments
+// (argcheck.go) that the tests hold to the stacked filters' verdicts.
 package policy
 
 import (
@@ -48,7 +48,7 @@ import (
 var Killed = []string{
 	// mounts and root changes
 	"mount", "umount2", "pivot_root", "chroot", "fsopen", "fsmount", "fsconfig", "fspick",
-	"move_mount", "open_tree", "mount_setattr",
+	"move_mount", "open_tree", "open_tree_attr", "mount_setattr",
 	// other processes' memory and fds
 	"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "process_madvise", "kcmp",
 	// kernel extension points
@@ -66,20 +66,39 @@ var Killed = []string{
 	"sethostname", "setdomainname", "quotactl", "quotactl_fd",
 }
 
-// NotImplemented lists probing calls that fail with ENOSYS, so runtimes
-// fall back (glibc's clone3 to clone, whose flags the filter can check;
-// liburing users to plain read/write).
-var NotImplemented = []string{"clone3", "io_uring_setup", "io_uring_enter", "io_uring_register"}
+// NotImplemented lists calls that fail with ENOSYS, as on a kernel built
+// without them, so runtimes fall back or do without: glibc's clone3 to
+// clone, whose flags the filter can check; liburing users to plain
+// read/write; libnuma and a JVM asked for NUMA to one node (a kernel
+// without CONFIG_NUMA answers the NUMA calls so); memfd_secret's users to
+// ordinary memory (a kernel without secretmem). No language of the
+// catalog makes any of them but clone3 (strace of each toolchain and
+// runtime). The LSM attribute calls and the obsolete ustat and sysfs
+// tell a program about the host; the rest are calls the kernel does not
+// implement on x86_64, answered here before they reach it.
+var NotImplemented = []string{
+	"clone3", "io_uring_setup", "io_uring_enter", "io_uring_register",
+	"mbind", "set_mempolicy", "get_mempolicy", "migrate_pages", "move_pages", "set_mempolicy_home_node",
+	"memfd_secret", "lsm_get_self_attr", "lsm_set_self_attr", "lsm_list_modules", "ustat", "sysfs",
+	"_sysctl", "get_kernel_syms", "query_module", "getpmsg", "putpmsg", "afs_syscall", "tuxcall",
+	"security", "vserver",
+}
+
+// Refused lists calls that fail with EPERM, the answer an unprivileged
+// process gets for the uses that matter: scheduling attributes beyond
+// sched_setscheduler's (deadline scheduling, utilization clamps) and I/O
+// priorities. No language of the catalog makes them.
+var Refused = []string{"sched_setattr", "ioprio_set"}
 
 // Assemble turns the filters for opts into raw BPF: one program, the
 // base allowlist (Policies' first filter) compacted, with the clone rules
-// in front (withCloneCheck).
+// and personality rules in front (withArgChecks).
 func Assemble(opts seccomp.Options) (seccomp.Programs, error) {
 	raw, err := compactBase(basePolicy(denials(opts)))
 	if err != nil {
 		return nil, err
 	}
-	return seccomp.Programs{toProgram(withCloneCheck(raw, opts.SingleProcess))}, nil
+	return seccomp.Programs{toProgram(withArgChecks(raw, opts.SingleProcess))}, nil
 }
 
 // compactBase assembles a base filter and compacts it: the same
@@ -136,7 +155,7 @@ type denial struct {
 
 // denials are the calls the base filter for opts refuses.
 func denials(opts seccomp.Options) []denial {
-	d := []denial{{libseccomp.ActionKillProcess, Killed}, {errno(unix.ENOSYS), NotImplemented}}
+	d := []denial{{libseccomp.ActionKillProcess, Killed}, {errno(unix.ENOSYS), NotImplemented}, {errno(unix.EPERM), Refused}}
 	if opts.SingleProcess {
 		d = append(d, denial{errno(unix.EPERM), []string{"fork", "vfork"}})
 	}

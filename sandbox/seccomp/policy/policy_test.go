@@ -2,6 +2,7 @@ package policy
 
 import (
 	"github.com/docketjudge/docket/sandbox/seccomp"
+	"slices"
 	"testing"
 
 	libseccomp "github.com/elastic/go-seccomp-bpf"
@@ -53,7 +54,7 @@ func TestBaseIsAllowlist(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range append(append([]string{}, Killed...), NotImplemented...) {
+	for _, n := range slices.Concat(Killed, NotImplemented, Refused) {
 		if _, ok := arch.X86_64.SyscallNames[n]; !ok {
 			t.Errorf("%s is not an x86_64 system call", n)
 		}

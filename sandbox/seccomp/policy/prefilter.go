@@ -35,7 +35,7 @@ func AssemblePreFilter() (load.Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	return toProgram(withCloneCheck(raw, false)), nil
+	return toProgram(withArgChecks(raw, false)), nil
 }
 
 // preBase is the pre-filter's base, compacted, without the clone check:
@@ -74,7 +74,7 @@ func AssembleDelta(opts seccomp.Options) (seccomp.Programs, error) {
 	}
 	// The clone check is the run's own: the pre-filter's lets a process
 	// be made, which a single-process run's refuses.
-	return seccomp.Programs{toProgram(withCloneCheck(d, opts.SingleProcess))}, nil
+	return seccomp.Programs{toProgram(withArgChecks(d, opts.SingleProcess))}, nil
 }
 
 // delta is a filter that, stacked on pre, gives every call (architecture
