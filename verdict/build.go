@@ -333,17 +333,29 @@ func (r *judging) buildTrusted(prog *problem.Program, kind string) (*built, erro
 	if src == nil {
 		return nil, fmt.Errorf("the problem's %s: %s", kind, msg)
 	}
-	cache := r.j.cacheDir()
-	dir := programDir(cache, r.p.Digest, kind)
-	trustedMu.Lock()
-	defer trustedMu.Unlock()
-	if err := trustedLevels(cache, filepath.Dir(dir)); err != nil {
-		return nil, fmt.Errorf("%s: cache directory: %w", kind, err)
+	cache, dir, unlock, err := r.trustedCacheDir(kind)
+	if err != nil {
+		return nil, err
 	}
+	defer unlock()
 	if cachedProgram(cache, dir) {
 		return cachedBuilt(lang, src, files, dir, kind)
 	}
 	return buildIntoCache(r.ctx, r.slot, lang, files, prog.Sources[0], dir, kind)
+}
+
+// trustedCacheDir is the cache directory of the package's program of
+// kind, its parents checked, locked until unlock: one judging at a time
+// builds or installs it.
+func (r *judging) trustedCacheDir(kind string) (cache, dir string, unlock func(), err error) {
+	cache = r.j.cacheDir()
+	dir = programDir(cache, r.p.Digest, kind)
+	trustedMu.Lock()
+	if err := trustedLevels(cache, filepath.Dir(dir)); err != nil {
+		trustedMu.Unlock()
+		return "", "", nil, fmt.Errorf("%s: cache directory: %w", kind, err)
+	}
+	return cache, dir, trustedMu.Unlock, nil
 }
 
 // programLanguage is a problem's program's language: the one the

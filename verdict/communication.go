@@ -55,7 +55,8 @@ func (r *judging) communication(t *problem.Test, dir string, tr TestResult) Test
 		}
 		defer removeFIFOs(b.Source, i)
 		fifoBinds = append(fifoBinds, b)
-		fifoArgs = append(fifoArgs, b.Target+"/"+toManager(i), b.Target+"/"+fromManager(i))
+		from, to := fifoPaths(b, i)
+		fifoArgs = append(fifoArgs, to, from) // as CMS passes them: from copy i, to copy i
 		users[i] = r.userCommand(ctx, slot, b, i, &stderrs[i])
 	}
 	in, err := os.Open(filepath.Join(mbox, "input.txt"))
@@ -77,6 +78,12 @@ func (r *judging) communication(t *problem.Test, dir string, tr TestResult) Test
 
 func toManager(i int) string   { return fmt.Sprintf("u%d_to_m", i) }
 func fromManager(i int) string { return fmt.Sprintf("m_to_u%d", i) }
+
+// fifoPaths are copy i's FIFOs as its sandbox and the manager's see them
+// (fifos mounted): from the manager, and to it.
+func fifoPaths(fifos mount.Bind, i int) (from, to string) {
+	return fifos.Target + "/" + fromManager(i), fifos.Target + "/" + toManager(i)
+}
 
 // managerProgram is where the manager's program directory is mounted,
 // read-only, in its sandbox.
@@ -172,7 +179,7 @@ func removeFIFOs(dir string, i int) error {
 func (r *judging) userCommand(ctx context.Context, slot *sandbox.Slot, fifos mount.Bind, i int, stderr *stderrHead) *sandbox.Cmd {
 	c := r.p.Communication
 	var extra []string
-	from, to := fifos.Target+"/"+fromManager(i), fifos.Target+"/"+toManager(i)
+	from, to := fifoPaths(fifos, i)
 	if c.FIFOArgs {
 		extra = append(extra, from, to)
 	}

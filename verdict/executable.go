@@ -31,13 +31,11 @@ func (r *judging) installTrusted(prog *problem.Program, kind string) (*built, er
 	if err := problem.CheckExecutable(src); err != nil {
 		return nil, fmt.Errorf("the problem's %s %s: %w", kind, name, err)
 	}
-	cache := r.j.cacheDir()
-	dir := programDir(cache, r.p.Digest, kind)
-	trustedMu.Lock()
-	defer trustedMu.Unlock()
-	if err := trustedLevels(cache, filepath.Dir(dir)); err != nil {
-		return nil, fmt.Errorf("%s: cache directory: %w", kind, err)
+	cache, dir, unlock, err := r.trustedCacheDir(kind)
+	if err != nil {
+		return nil, err
 	}
+	defer unlock()
 	b := &built{lang: executableLang(name), dir: dir, files: []string{name}}
 	if cachedProgram(cache, dir) {
 		return b, nil

@@ -229,7 +229,7 @@ func (l *loader) mainDir(p *Problem, dir, base, as string) {
 		if !ok || langs.ValidFileName(n) != nil {
 			continue // not a file a grader needs: a directory, a note
 		}
-		if lang, ok := cmsGraderLangs[filepath.Ext(n)]; ok && strings.TrimSuffix(n, filepath.Ext(n)) == base {
+		if lang, ok := mainFileLang(n, base); ok {
 			graders[lang] = Include{Name: as + filepath.Ext(n), Path: path, Main: true}
 		} else if strings.HasSuffix(n, ".h") || strings.HasSuffix(n, "lib.pas") {
 			headers = append(headers, Include{Name: n, Path: path})
@@ -241,6 +241,14 @@ func (l *loader) mainDir(p *Problem, dir, base, as string) {
 		}
 		p.Includes[lang] = append([]Include{g}, headers...)
 	}
+}
+
+// mainFileLang reports whether n is base.<ext> for a language CMS
+// compiles with graders or stubs (grader.cpp, stub.py), and that
+// language's include directory.
+func mainFileLang(n, base string) (string, bool) {
+	lang, ok := cmsGraderLangs[filepath.Ext(n)]
+	return lang, ok && strings.TrimSuffix(n, filepath.Ext(n)) == base
 }
 
 // allGroups is g and every group below it.

@@ -110,7 +110,7 @@ func (l *loader) unusedGraders(dir string) {
 	entries, _ := os.ReadDir(filepath.Join(l.dir, dir))
 	for _, e := range entries {
 		n := e.Name()
-		if _, ok := cmsGraderLangs[filepath.Ext(n)]; ok && n[:len(n)-len(filepath.Ext(n))] == "grader" {
+		if _, ok := mainFileLang(n, "grader"); ok {
 			rel := dir + "/" + n
 			l.warn(Warning{Code: WarnUnused, Message: fmt.Sprintf("%s is not used: a Communication task compiles the submission with its stub", rel), Paths: []string{rel}})
 		}
